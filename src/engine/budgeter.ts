@@ -1,0 +1,884 @@
+/**
+ * The budgeter: every rule of the result budget, applied online to a stream of JSON events
+ * (object/array start and end, key, string chunks, scalars). Two sources feed it: a walk over an
+ * in-memory value and a tokenizer over bytes; both get the same decisions and the same output.
+ *
+ * Protocol for sources: a value-start call (`openObject`, `openArray`, `stringStart`, `scalar`)
+ * and `key` return false when the value is omitted; the source then skips that value without
+ * feeding its events. `stringChunk` returns false once the string is cut; the source may skip to
+ * the string's end but still calls `stringEnd`. See `docs` in ARCHITECTURE.md.
+ */
+import { ValueCapture } from './capture.js';
+import { BudgetError } from './errors.js';
+import { MAX_ENVELOPE_FIELD_BYTES, MAX_POINTER_BYTES, MIN_CUT_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
+import type { ResolvedLimits } from './options.js';
+import { Output, type ChunkSink, type Mark } from './output.js';
+import {
+  ReportBuilder,
+  escapePointerSegment,
+  serializeNotice,
+  serializeReport,
+  type BudgetKind,
+  type BudgetReport,
+  type ReportMark,
+} from './report.js';
+import { cutString, escapeContent, escapedLength, mirrorLength, utf8Length } from './wire.js';
+
+/** What the root object is: a result, a JSON-RPC error object, a response envelope, or decided by its first key. */
+export type RootKind = 'auto' | 'result' | 'error' | 'envelope';
+
+type Role =
+  | 'auto'
+  | 'envelope'
+  | 'result'
+  | 'error'
+  | 'errdata'
+  | 'content'
+  | 'block'
+  | 'blockmeta'
+  | 'resource'
+  | 'meta'
+  | 'structure'
+  | 'generic';
+
+type StrKind = 'generic' | 'text' | 'atomic' | 'envelope';
+
+interface Tx {
+  mark: Mark;
+  report: ReportMark;
+  textUsed: number;
+  parentKept: number;
+  candidate: Candidate | undefined;
+}
+
+interface Frame {
+  array: boolean;
+  role: Role;
+  depth: number;
+  /** Index of the current child (arrays) — the segment of its pointer. */
+  cur: number;
+  /** Key of the current member (objects). */
+  key: string;
+  keyJson: string;
+  kept: number;
+  closed: BudgetKind | undefined;
+  abandoned: boolean;
+  tx: Tx | undefined;
+  mirror: boolean;
+}
+
+interface Str {
+  kind: StrKind;
+  mark: Mark;
+  budget: number;
+  limitKind: BudgetKind;
+  used: number;
+  usedRaw: number;
+  cut: boolean;
+  pending: string;
+  first: number;
+  contentStart: number;
+  pin: Mark | undefined;
+}
+
+interface Candidate {
+  /** Index of the block in `content`. */
+  block: number;
+  from: number;
+  to: number;
+  pin: Mark;
+  raw: number;
+  first: number;
+}
+
+interface Slot {
+  index: number;
+  comma: boolean;
+  wrap: '' | '_meta' | 'data';
+}
+
+const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error', 'method', 'params']);
+const ISERROR_RESERVE = ',"isError":false'.length;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/** Event-driven budgeter for one result. Create one per result; call `finish()` at the end. */
+export class Budgeter {
+  readonly report: ReportBuilder;
+  private readonly out: Output;
+  private readonly frames: Frame[] = [];
+  /** Index of the bounded root (result or error) in `frames`, or -1 before it opens. */
+  private base = -1;
+  private outside = 0;
+  private closing = 0;
+  private exhausted = false;
+  private textUsed = 0;
+  private isErrorReserved = false;
+  private mirrorExtra = 0;
+  private candidate: Candidate | undefined;
+  private mirror: { budget: number; used: number; open: number; from: number } | undefined;
+  private mirrorRange: { from: number; to: number } | undefined;
+  private str: Str | undefined;
+  private capture: ValueCapture | undefined;
+  private captureFrame = -1;
+  private prior: BudgetReport | undefined;
+  private noticeSlot: Slot | undefined;
+  private reportSlot: Slot | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly limits: ResolvedLimits,
+    private readonly rootKind: RootKind = 'auto',
+    sink?: ChunkSink,
+  ) {
+    this.report = new ReportBuilder(limits);
+    this.out = new Output(sink);
+  }
+
+  // ---------------------------------------------------------------- accounting
+
+  /** Bytes still available for content (in mirror units while a text mirror is being rebuilt). */
+  private room(): number {
+    const m = this.mirror;
+    if (m !== undefined) return m.budget - m.used - m.open;
+    return (
+      this.limits.maxResultBytes -
+      (this.out.bytes - this.outside) -
+      this.closing -
+      this.limits.reserveBytes -
+      (this.isErrorReserved ? ISERROR_RESERVE : 0) -
+      this.mirrorExtra
+    );
+  }
+
+  private cost(piece: string): number {
+    return this.mirror !== undefined ? mirrorLength(piece) : utf8Length(piece);
+  }
+
+  private emit(piece: string, outside = false): void {
+    const bytes = utf8Length(piece);
+    this.out.write(piece, bytes);
+    if (outside) this.outside += bytes;
+    if (this.mirror !== undefined) this.mirror.used += mirrorLength(piece);
+  }
+
+  private get top(): Frame | undefined {
+    return this.frames[this.frames.length - 1];
+  }
+
+  // ---------------------------------------------------------------- report helpers
+
+  /** Pointer to the current child of `frames[upTo]`, relative to the bounded root. */
+  private pointer(upTo: number): string | undefined {
+    let length = 0;
+    for (let i = this.base; i <= upTo; i++) {
+      const f = this.frames[i]!;
+      length += f.array ? 8 : f.key.length;
+      if (length > MAX_POINTER_BYTES) return undefined;
+    }
+    let p = '';
+    for (let i = this.base; i <= upTo; i++) {
+      const f = this.frames[i]!;
+      p += '/' + (f.array ? String(f.cur) : escapePointerSegment(f.key));
+    }
+    return p;
+  }
+
+  private omit(kind: BudgetKind, at = this.frames.length - 1): void {
+    if (this.base < 0 || at < this.base) return; // outside the bounded root: nothing to report
+    this.report.add(kind, () => this.pointer(at));
+  }
+
+  /** Omit the current child of the top frame and close that frame: later siblings go too. */
+  private omitAndClose(kind: BudgetKind): false {
+    const f = this.top!;
+    this.omit(kind);
+    f.closed = kind;
+    if (kind === 'result_bytes') this.exhausted = true;
+    return false;
+  }
+
+  // ---------------------------------------------------------------- roles
+
+  private childRole(parent: Frame, container: 'object' | 'array' | 'other'): Role | 'drop' {
+    const key = parent.key;
+    switch (parent.role) {
+      case 'envelope':
+        if (key === 'result' || key === 'error') {
+          if (container !== 'object') {
+            throw new BudgetError('INVALID_RESULT', `Expected the JSON-RPC \`${key}\` to be an object`, { field: key });
+          }
+          return key;
+        }
+        if (container !== 'other') {
+          throw new BudgetError('INVALID_ENVELOPE', `Expected the JSON-RPC \`${key}\` to be a string, number or null`, {
+            field: key,
+          });
+        }
+        return 'envelope';
+      case 'result':
+        if (key === 'content') return container === 'array' ? 'content' : 'generic';
+        if (key === '_meta') return container === 'object' ? 'meta' : 'drop';
+        if (key === 'structuredContent' && container !== 'other') return 'structure';
+        return 'generic';
+      case 'error':
+        if (key === 'data' && container === 'object') return 'errdata';
+        return 'generic';
+      case 'content':
+        return container === 'object' ? 'block' : 'generic';
+      case 'block':
+        if (key === 'resource' && container === 'object') return 'resource';
+        if (key === '_meta' && container === 'object') return 'blockmeta';
+        return 'generic';
+      default:
+        return 'generic';
+    }
+  }
+
+  private strKind(parent: Frame): StrKind {
+    const r = parent.role;
+    if (r === 'envelope') return 'envelope';
+    if (r === 'block' || r === 'resource') {
+      const k = parent.key;
+      if (k === 'text') return 'text';
+      if ((r === 'block' && k === 'data') || (r === 'resource' && k === 'blob')) return 'atomic';
+    }
+    return 'generic';
+  }
+
+  private startsCapture(parent: Frame): boolean {
+    return (parent.role === 'meta' || parent.role === 'errdata') && parent.key === REPORT_KEY;
+  }
+
+  // ---------------------------------------------------------------- gating
+
+  /**
+   * Common checks before a child value of `parent` is admitted: array index bookkeeping, closed
+   * and abandoned containers, item counts, exhaustion. Returns false when the value is omitted.
+   */
+  private gate(parent: Frame, reserved: boolean): boolean {
+    if (parent.array) {
+      parent.cur++;
+      if (parent.abandoned) return false;
+      if (parent.closed !== undefined) {
+        this.omit(parent.closed);
+        return false;
+      }
+      if (parent.role !== 'content' && parent.kept >= this.limits.maxItems) return this.omitAndClose('array_items');
+    }
+    if (parent.role === 'envelope') return true;
+    if (this.exhausted && !reserved) return this.omitAndClose('result_bytes');
+    return true;
+  }
+
+  private prefix(parent: Frame): string {
+    const sep = parent.kept > 0 ? ',' : '';
+    return parent.array ? sep : sep + parent.keyJson + ':';
+  }
+
+  /** Omit a block that cannot be kept whole: roll back to its start and record it once. */
+  private abandonBlock(kind: BudgetKind | undefined): false {
+    let b = this.frames.length - 1;
+    while (b >= 0 && this.frames[b]!.role !== 'block') b--;
+    const block = this.frames[b]!;
+    const tx = block.tx!;
+    this.out.rollback(tx.mark);
+    this.report.rollback(tx.report);
+    this.textUsed = tx.textUsed;
+    this.candidate = tx.candidate;
+    this.frames[b - 1]!.kept = tx.parentKept;
+    for (let i = b; i < this.frames.length; i++) this.frames[i]!.abandoned = true;
+    this.str = undefined;
+    if (kind !== undefined) this.omit(kind, b - 1);
+    if (kind === 'result_bytes') this.exhausted = true;
+    return false;
+  }
+
+  // ---------------------------------------------------------------- containers
+
+  openObject(): boolean {
+    return this.open(false);
+  }
+
+  openArray(): boolean {
+    return this.open(true);
+  }
+
+  private open(array: boolean): boolean {
+    if (this.capture !== undefined) {
+      this.capture.open(array);
+      return true;
+    }
+    const parent = this.top;
+    if (parent === undefined) return this.openRoot(array);
+    if (parent.abandoned && !parent.array) return false;
+    if (this.startsCapture(parent)) return this.beginCapture(array);
+    const role = this.childRole(parent, array ? 'array' : 'object');
+    if (!this.gate(parent, false)) return false;
+    if (role === 'drop') {
+      this.omit('top_level_field');
+      return false;
+    }
+    const depth = parent.depth + 1;
+    if (depth > this.limits.maxDepth) {
+      if (parent.array) return this.omitAndClose('depth');
+      this.omit('depth');
+      return false;
+    }
+    const mark = role === 'block' ? this.out.mark() : undefined;
+    const pre = this.prefix(parent);
+    if (this.cost(pre) + 2 > this.room()) {
+      if (mark !== undefined) this.out.release(mark);
+      return this.omitAndClose('result_bytes');
+    }
+    const outside = parent.role === 'envelope';
+    let mirror = false;
+    if (role === 'structure' && this.candidate !== undefined && this.mirrorRange === undefined) {
+      mirror = this.candidate.first === (array ? OPEN_BRACKET : OPEN_BRACE);
+    }
+    const parentKept = parent.kept;
+    parent.kept++;
+    if (mirror) {
+      this.emit(pre, outside);
+      const x = this.room();
+      const c = this.candidate!.raw;
+      const cap = Math.min(this.limits.maxBlockBytes, c + (this.limits.maxTextBytes - this.textUsed));
+      this.mirror = { budget: Math.min(cap, x, Math.floor((x + c) / 2)), used: 0, open: 0, from: this.out.length };
+      this.emit(array ? '[' : '{');
+    } else if (outside) {
+      this.emit(pre, true);
+      this.emit(array ? '[' : '{');
+    } else {
+      this.emit(pre + (array ? '[' : '{'));
+    }
+    if (this.mirror !== undefined) this.mirror.open++;
+    this.closing++;
+    const f = this.push(array, role as Role, depth);
+    f.mirror = mirror;
+    if (role === 'result' || role === 'error') this.enterRoot(f);
+    if (mark !== undefined) {
+      f.tx = {
+        mark,
+        report: this.report.mark(),
+        textUsed: this.textUsed,
+        parentKept,
+        candidate: this.candidate,
+      };
+    }
+    return true;
+  }
+
+  private push(array: boolean, role: Role, depth: number): Frame {
+    const f: Frame = {
+      array,
+      role,
+      depth,
+      cur: -1,
+      key: '',
+      keyJson: '',
+      kept: 0,
+      closed: undefined,
+      abandoned: false,
+      tx: undefined,
+      mirror: false,
+    };
+    this.frames.push(f);
+    return f;
+  }
+
+  private openRoot(array: boolean): boolean {
+    if (array) throw new BudgetError('INVALID_RESULT', 'Expected a JSON object (a CallToolResult or a JSON-RPC response), got an array');
+    const role: Role = this.rootKind === 'auto' ? 'auto' : this.rootKind;
+    const envelope = role === 'envelope';
+    this.emit('{', envelope);
+    const f = this.push(false, role, envelope ? 0 : 1);
+    if (!envelope) {
+      this.closing++;
+      if (role !== 'auto') this.enterRoot(f);
+    }
+    return true;
+  }
+
+  private enterRoot(f: Frame): void {
+    this.base = this.frames.length - 1;
+    this.isErrorReserved = f.role === 'result';
+  }
+
+  /** The root's first key decides whether it is a response envelope or a result. */
+  private resolveAuto(f: Frame, firstKey: string): void {
+    if (ENVELOPE_KEYS.has(firstKey)) {
+      f.role = 'envelope';
+      f.depth = 0;
+      this.outside += 1;
+      this.closing--;
+    } else {
+      f.role = 'result';
+      this.enterRoot(f);
+    }
+  }
+
+  closeObject(): void {
+    this.close();
+  }
+
+  closeArray(): void {
+    this.close();
+  }
+
+  private close(): void {
+    if (this.capture !== undefined) {
+      this.capture.close();
+      if (this.capture.done) this.endCapture();
+      return;
+    }
+    const f = this.frames.pop();
+    if (f === undefined) throw new BudgetError('INVALID_RESULT', 'Unbalanced end of container');
+    if (f.role === 'auto') {
+      f.role = 'result';
+      this.enterRoot(f);
+    }
+    if (f.role === 'envelope') {
+      this.emit('}', true);
+      return;
+    }
+    this.closing--;
+    if (f.abandoned) return; // rolled back already: nothing of it remains in the output
+    switch (f.role) {
+      case 'content':
+        if (this.limits.notice) this.noticeSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: '' };
+        break;
+      case 'meta':
+      case 'errdata':
+        if (this.frames.length - 1 === this.base) this.reportSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: '' };
+        break;
+      case 'result':
+        if (this.reportSlot === undefined) this.reportSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: '_meta' };
+        this.isErrorReserved = false;
+        break;
+      case 'error':
+        if (this.reportSlot === undefined) this.reportSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: 'data' };
+        break;
+      case 'block':
+        this.out.release(f.tx!.mark);
+        break;
+      default:
+        break;
+    }
+    this.emit(f.array ? ']' : '}');
+    if (this.mirror !== undefined) {
+      this.mirror.open--;
+      if (f.mirror) this.endMirror();
+    }
+  }
+
+  // ---------------------------------------------------------------- keys
+
+  /** An object member's key. False: the member is omitted and its value must be skipped. */
+  key(name: string): boolean {
+    if (this.capture !== undefined) {
+      this.capture.key(name);
+      return true;
+    }
+    const f = this.top!;
+    if (f.role === 'auto') this.resolveAuto(f, name);
+    f.key = name;
+    if (f.abandoned) return false;
+    if (f.closed !== undefined && !(f.role === 'result' && name === 'isError')) {
+      this.omit(f.closed);
+      return false;
+    }
+    switch (f.role) {
+      case 'envelope':
+        if (name === 'method' || name === 'params') {
+          throw new BudgetError('INVALID_RESULT', 'Expected a JSON-RPC response, got a request or notification');
+        }
+        if (name !== 'result' && name !== 'error' && name !== 'id' && name !== 'jsonrpc') return false;
+        break;
+      case 'result':
+        if (!this.limits.allowedFields.has(name)) {
+          this.omit('top_level_field');
+          return false;
+        }
+        break;
+      case 'generic':
+      case 'structure':
+      case 'meta':
+      case 'errdata':
+      case 'blockmeta':
+        if (this.startsCapture(f) || (f.role === 'blockmeta' && name === NOTICE_KEY)) break;
+        if (f.kept >= this.limits.maxKeys) return this.omitAndClose('object_keys');
+        break;
+      default:
+        break;
+    }
+    if (name.length > this.limits.maxStringBytes || escapedLength(name) > this.limits.maxStringBytes) {
+      this.omit('string_bytes');
+      return false;
+    }
+    f.keyJson = JSON.stringify(name);
+    return true;
+  }
+
+  // ---------------------------------------------------------------- scalars
+
+  /** A number (as written), `true`, `false` or `null`. */
+  scalar(raw: string): void {
+    if (this.capture !== undefined) {
+      this.capture.scalar(raw);
+      if (this.capture.done) this.endCapture();
+      return;
+    }
+    const parent = this.top;
+    if (parent === undefined) throw new BudgetError('INVALID_RESULT', `Expected a JSON object, got ${raw.slice(0, 32)}`);
+    if (parent.abandoned && !parent.array) return;
+    if (this.startsCapture(parent)) {
+      this.beginCapture(undefined);
+      this.capture!.scalar(raw);
+      this.endCapture();
+      return;
+    }
+    if (parent.role === 'blockmeta' && parent.key === NOTICE_KEY && raw === 'true') {
+      // The notice an earlier pass appended: drop it silently; a fresh one is written at the end.
+      this.abandonBlock(undefined);
+      return;
+    }
+    const role = this.childRole(parent, 'other');
+    const isError = parent.role === 'result' && parent.key === 'isError' && (raw === 'true' || raw === 'false');
+    if (!this.gate(parent, isError)) return;
+    if (role === 'drop') {
+      this.omit('top_level_field');
+      return;
+    }
+    if (isError) this.isErrorReserved = false;
+    const piece = this.prefix(parent) + raw;
+    if (parent.role === 'envelope') {
+      if (raw.length > MAX_ENVELOPE_FIELD_BYTES) throw this.envelopeTooLarge(parent.key);
+      parent.kept++;
+      this.emit(piece, true);
+      return;
+    }
+    if (this.cost(piece) > this.room()) {
+      this.omitAndClose('result_bytes');
+      return;
+    }
+    parent.kept++;
+    this.emit(piece);
+  }
+
+  private envelopeTooLarge(field: string): BudgetError {
+    return new BudgetError(
+      'INVALID_ENVELOPE',
+      `JSON-RPC \`${field}\` is larger than ${MAX_ENVELOPE_FIELD_BYTES} bytes`,
+      { field, max: MAX_ENVELOPE_FIELD_BYTES },
+    );
+  }
+
+  // ---------------------------------------------------------------- strings
+
+  /** Start of a string value. False: omitted, skip it (no chunks, no `stringEnd`). */
+  stringStart(): boolean {
+    if (this.capture !== undefined) {
+      this.capture.stringStart();
+      return true;
+    }
+    const parent = this.top;
+    if (parent === undefined) throw new BudgetError('INVALID_RESULT', 'Expected a JSON object, got a string');
+    if (parent.abandoned && !parent.array) return false;
+    if (this.startsCapture(parent)) {
+      this.beginCapture(undefined);
+      this.capture!.stringStart();
+      return true;
+    }
+    const role = this.childRole(parent, 'other');
+    const kind = this.strKind(parent);
+    if (!this.gate(parent, false)) {
+      return false;
+    }
+    if (role === 'drop') {
+      this.omit('top_level_field');
+      return false;
+    }
+    const l = this.limits;
+    let limit: number;
+    let limitKind: BudgetKind;
+    if (kind === 'text') {
+      const textLeft = l.maxTextBytes - this.textUsed;
+      if (textLeft <= 0) return this.abandonBlock('text_total_bytes');
+      limit = Math.min(l.maxBlockBytes, textLeft);
+      limitKind = l.maxBlockBytes <= textLeft ? 'text_block_bytes' : 'text_total_bytes';
+    } else if (kind === 'envelope') {
+      limit = MAX_ENVELOPE_FIELD_BYTES;
+      limitKind = 'string_bytes';
+    } else if (kind === 'atomic') {
+      limit = Infinity;
+      limitKind = 'binary_block';
+    } else {
+      limit = l.maxStringBytes;
+      limitKind = 'string_bytes';
+    }
+    const mark = this.out.mark();
+    const pre = this.prefix(parent) + '"';
+    const quote = this.cost('"');
+    if (kind !== 'envelope' && this.cost(pre) + quote > this.room()) {
+      this.out.release(mark);
+      if (kind === 'text') return this.abandonBlock('result_bytes');
+      if (kind === 'atomic') return this.abandonBlock('binary_block');
+      return this.omitAndClose('result_bytes');
+    }
+    parent.kept++;
+    this.emit(pre, kind === 'envelope');
+    let budget = limit;
+    if (kind !== 'envelope') {
+      const room = this.room() - quote;
+      if (room < limit) {
+        budget = room;
+        limitKind = kind === 'atomic' ? 'binary_block' : 'result_bytes';
+      }
+    }
+    this.str = {
+      kind,
+      mark,
+      budget,
+      limitKind,
+      used: 0,
+      usedRaw: 0,
+      cut: false,
+      pending: '',
+      first: -1,
+      contentStart: this.out.length,
+      pin: kind === 'text' && parent.role === 'block' ? this.out.mark() : undefined,
+    };
+    return true;
+  }
+
+  /** A piece of the current string's content (decoded). False: cut, the rest may be skipped. */
+  stringChunk(chunk: string): boolean {
+    if (this.capture !== undefined) {
+      this.capture.stringChunk(chunk);
+      return true;
+    }
+    const s = this.str;
+    if (s === undefined || s.cut) return false;
+    let text = s.pending.length > 0 ? s.pending + chunk : chunk;
+    s.pending = '';
+    if (text.length === 0) return true;
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      // Perf: hold a trailing high surrogate until the next chunk says whether it pairs.
+      s.pending = text[text.length - 1]!;
+      text = text.slice(0, -1);
+      if (text.length === 0) return true;
+    }
+    return this.take(s, text);
+  }
+
+  private take(s: Str, text: string): boolean {
+    if (s.first < 0) s.first = text.charCodeAt(0);
+    const mirror = this.mirror !== undefined;
+    const left = s.budget - s.used;
+    // Perf: a chunk whose worst case (7 bytes per unit) fits is escaped natively in one go.
+    if (text.length * 7 <= left) {
+      const esc = escapeContent(text);
+      this.emitContent(s, esc);
+      return true;
+    }
+    const cut = cutString(text, 0, left, mirror);
+    if (cut.end === text.length) {
+      this.emitContent(s, escapeContent(text));
+      return true;
+    }
+    if (cut.end > 0) this.emitContent(s, escapeContent(text.slice(0, cut.end)));
+    return this.cutHere(s);
+  }
+
+  private emitContent(s: Str, esc: string): void {
+    const bytes = utf8Length(esc);
+    this.out.write(esc, bytes);
+    s.usedRaw += bytes;
+    if (this.mirror !== undefined) {
+      const m = mirrorLength(esc);
+      this.mirror.used += m;
+      s.used += m;
+    } else {
+      s.used += bytes;
+    }
+  }
+
+  /** The current string does not fit: apply the rule of its kind. */
+  private cutHere(s: Str): false {
+    s.cut = true;
+    if (s.kind === 'atomic') return this.abandonBlock('binary_block');
+    if (s.kind === 'envelope') throw this.envelopeTooLarge(this.top!.key);
+    if (s.limitKind === 'result_bytes' && s.usedRaw < MIN_CUT_BYTES) {
+      if (s.kind === 'text') return this.abandonBlock('result_bytes');
+      this.out.rollback(s.mark);
+      this.str = undefined;
+      this.top!.kept--;
+      return this.omitAndClose('result_bytes');
+    }
+    this.omit(s.limitKind);
+    if (s.limitKind === 'result_bytes') this.exhausted = true;
+    return false;
+  }
+
+  /** End of the current string. */
+  stringEnd(): void {
+    if (this.capture !== undefined) {
+      this.capture.stringEnd();
+      if (this.capture.done) this.endCapture();
+      return;
+    }
+    const s = this.str;
+    if (s === undefined) return; // omitted or rolled back
+    if (!s.cut && s.pending.length > 0) {
+      const lone = s.pending;
+      s.pending = '';
+      this.take(s, lone);
+    }
+    if (this.str === undefined) return; // the lone surrogate did not fit
+    this.str = undefined;
+    this.emit('"', s.kind === 'envelope');
+    if (s.kind === 'text') {
+      this.textUsed += s.usedRaw;
+      if (s.pin !== undefined) {
+        const isCandidate =
+          s.cut && this.candidate === undefined && this.mirrorRange === undefined && (s.first === OPEN_BRACE || s.first === OPEN_BRACKET);
+        if (isCandidate) {
+          const block = this.frames[this.frames.length - 2]!.cur;
+          this.candidate = { block, from: s.contentStart, to: this.out.length - 1, pin: s.pin, raw: s.usedRaw, first: s.first };
+        } else {
+          this.out.release(s.pin);
+        }
+      }
+    }
+    this.out.release(s.mark);
+  }
+
+  /** Convenience for a whole string (the in-memory source). */
+  string(value: string): void {
+    if (!this.stringStart()) return;
+    this.stringChunk(value);
+    this.stringEnd();
+  }
+
+  // ---------------------------------------------------------------- capture of an earlier report
+
+  private beginCapture(array: boolean | undefined): true {
+    this.capture = new ValueCapture();
+    this.captureFrame = this.frames.length - 1;
+    if (array !== undefined) this.capture.open(array);
+    return true;
+  }
+
+  private endCapture(): void {
+    const c = this.capture!;
+    this.capture = undefined;
+    const prior = this.prior === undefined ? c.asReport(this.limits.maxOmittedPaths) : undefined;
+    if (prior !== undefined) this.prior = prior;
+    else this.omit('top_level_field', this.captureFrame);
+  }
+
+  // ---------------------------------------------------------------- text mirror
+
+  /** After `structuredContent` ends: is there a rebuilt mirror waiting for the source's verdict? */
+  get mirrorPending(): boolean {
+    return this.mirrorRange !== undefined && this.candidate !== undefined;
+  }
+
+  /** Index in `content` of the text block that may mirror `structuredContent`. */
+  get mirrorBlockIndex(): number | undefined {
+    return this.candidate?.block;
+  }
+
+  private endMirror(): void {
+    const m = this.mirror!;
+    this.mirror = undefined;
+    this.mirrorRange = { from: m.from, to: this.out.length };
+    this.mirrorExtra = Math.max(0, m.used - this.candidate!.raw);
+    this.textUsed += this.mirrorExtra;
+  }
+
+  /**
+   * The source's verdict: was the candidate text block exactly the JSON of `structuredContent`?
+   * If so its cut text is replaced by the JSON of the bounded structure (escaped as a string).
+   */
+  resolveMirror(isMirror: boolean): void {
+    const c = this.candidate;
+    const r = this.mirrorRange;
+    if (c === undefined || r === undefined) return;
+    if (isMirror) {
+      const json = this.out.read(r.from, r.to);
+      const esc = escapeContent(json);
+      this.out.replaceRange(c.from, c.to, esc, utf8Length(esc) - c.raw);
+    }
+    this.out.release(c.pin);
+    this.candidate = undefined;
+  }
+
+  // ---------------------------------------------------------------- end
+
+  /** Close the output: fill in the report and the notice. Returns the report, if anything was cut. */
+  finish(): BudgetReport | undefined {
+    if (this.finished) throw new Error('Budgeter.finish() called twice');
+    if (this.frames.length > 0 || this.str !== undefined || this.capture !== undefined) {
+      throw new BudgetError('INVALID_RESULT', 'The result ended before its last value was complete');
+    }
+    this.finished = true;
+    if (this.candidate !== undefined) this.resolveMirror(false);
+    if (this.prior !== undefined) this.report.absorb(this.prior);
+    const report = this.report.truncated ? this.report.build() : undefined;
+    const fill = (slot: Slot | undefined, piece: string): void => {
+      if (slot === undefined) return;
+      this.out.fill(slot.index, piece, utf8Length(piece));
+    };
+    if (report !== undefined) {
+      const body = JSON.stringify(REPORT_KEY) + ':' + serializeReport(report);
+      const rs = this.reportSlot;
+      if (rs !== undefined) {
+        const comma = rs.comma ? ',' : '';
+        fill(rs, rs.wrap === '' ? comma + body : `${comma}"${rs.wrap}":{${body}}`);
+      }
+      const ns = this.noticeSlot;
+      if (ns !== undefined) fill(ns, (ns.comma ? ',' : '') + serializeNotice(report));
+    } else {
+      fill(this.reportSlot, '');
+      fill(this.noticeSlot, '');
+    }
+    this.out.flush(true);
+    return report;
+  }
+
+  /** The bounded output as one string (when no sink was given). */
+  toString(): string {
+    return this.out.toString();
+  }
+
+  // ---------------------------------------------------------------- bulk skipping for sources
+
+  /** Whether the innermost container takes no more children (a source may skip the rest). */
+  get topClosed(): boolean {
+    const f = this.top;
+    return f !== undefined && this.capture === undefined && (f.closed !== undefined || f.abandoned);
+  }
+
+  /**
+   * Record `n` further children of the innermost (closed) container as omitted without feeding
+   * them; `keyAt(i)` names the i-th of them for objects. Same report as feeding them one by one.
+   */
+  omitRest(n: number, keyAt?: (i: number) => string): void {
+    const f = this.top!;
+    if (f.abandoned || n <= 0) {
+      if (f.array) f.cur += n;
+      return;
+    }
+    const kind = f.closed!;
+    const at = this.frames.length - 1;
+    const first = f.cur + 1;
+    this.report.addMany(kind, n, (i) => {
+      if (f.array) f.cur = first + i;
+      else f.key = keyAt!(i);
+      return this.pointer(at);
+    });
+    if (f.array) f.cur = first + n - 1;
+  }
+}

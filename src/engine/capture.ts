@@ -1,0 +1,103 @@
+/**
+ * Builds a small JSON value from budgeter events, with a byte cap. Used to read back a report that
+ * an earlier pass left in `_meta`, so that applying the budget twice equals applying it once.
+ */
+import { MAX_CAPTURED_REPORT_BYTES, MAX_POINTER_BYTES } from './limits.js';
+import { BUDGET_KINDS, type BudgetReport } from './report.js';
+import { utf8Length } from './wire.js';
+
+type Container = unknown[] | Record<string, unknown>;
+
+export class ValueCapture {
+  private stack: Container[] = [];
+  private keys: (string | undefined)[] = [];
+  private bytes = 0;
+  private text: string[] | undefined;
+  private over = false;
+  value: unknown;
+  done = false;
+
+  /** Depth of open containers; the capture ends when it returns to zero after a value. */
+  get depth(): number {
+    return this.stack.length;
+  }
+
+  private charge(n: number): void {
+    this.bytes += n;
+    if (this.bytes > MAX_CAPTURED_REPORT_BYTES) this.over = true;
+  }
+
+  private put(v: unknown): void {
+    this.charge(2);
+    const top = this.stack[this.stack.length - 1];
+    if (top === undefined) {
+      this.value = v;
+      this.done = true;
+    } else if (Array.isArray(top)) {
+      if (!this.over) top.push(v);
+    } else {
+      const k = this.keys[this.keys.length - 1];
+      if (!this.over && k !== undefined) top[k] = v;
+    }
+  }
+
+  open(array: boolean): void {
+    const c: Container = array ? [] : {};
+    this.put(c);
+    this.done = false;
+    this.stack.push(c);
+    this.keys.push(undefined);
+  }
+
+  close(): void {
+    this.stack.pop();
+    this.keys.pop();
+    if (this.stack.length === 0) this.done = true;
+  }
+
+  key(k: string): void {
+    this.charge(utf8Length(k));
+    this.keys[this.keys.length - 1] = k;
+  }
+
+  scalar(raw: string): void {
+    this.put(raw === 'true' ? true : raw === 'false' ? false : raw === 'null' ? null : Number(raw));
+  }
+
+  stringStart(): void {
+    this.text = [];
+  }
+
+  stringChunk(s: string): void {
+    this.charge(s.length);
+    if (!this.over) this.text?.push(s);
+  }
+
+  stringEnd(): void {
+    const s = this.text?.join('') ?? '';
+    this.text = undefined;
+    this.put(s);
+  }
+
+  /** The captured value as an earlier pass's report, or undefined when it is not one. */
+  asReport(maxPaths: number): BudgetReport | undefined {
+    if (this.over || !this.done) return undefined;
+    const v = this.value as Partial<BudgetReport> | null;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    const keys = Object.keys(v);
+    const expected = ['truncated', 'budget_kind', 'omitted_count', 'omitted_paths', 'omitted_paths_capped'];
+    if (keys.length !== expected.length || !expected.every((k, i) => keys[i] === k)) return undefined;
+    if (v.truncated !== true) return undefined;
+    if (!(BUDGET_KINDS as readonly unknown[]).includes(v.budget_kind)) return undefined;
+    const n = v.omitted_count;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) return undefined;
+    const paths = v.omitted_paths;
+    if (!Array.isArray(paths) || paths.length > maxPaths || paths.length > n) return undefined;
+    for (const p of paths) {
+      if (typeof p !== 'string' || (p !== '' && !p.startsWith('/'))) return undefined;
+      if (utf8Length(JSON.stringify(p)) > MAX_POINTER_BYTES) return undefined;
+    }
+    if (typeof v.omitted_paths_capped !== 'boolean') return undefined;
+    return v as BudgetReport;
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The fast path: does a value already satisfy every bound? If so it must come back unchanged,
+ * byte-identical to `JSON.stringify`. The check walks the value once, stops at the first bound
+ * broken (so an oversized value costs little), and only then serializes a value proven small.
+ * The byte source applies the same predicate to events (see the streaming path).
+ */
+import type { RootKind } from './budgeter.js';
+import { MAX_ENVELOPE_FIELD_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
+import type { ResolvedLimits } from './options.js';
+import { escapedLength, utf8Length } from './wire.js';
+
+const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error', 'method', 'params']);
+
+type Kind = 'result' | 'error' | 'errdata' | 'content' | 'block' | 'blockmeta' | 'resource' | 'meta' | 'generic';
+
+interface Entry {
+  value: object;
+  kind: Kind;
+  depth: number;
+}
+
+class NotFit extends Error {}
+const NOT_FIT = new NotFit();
+
+function isPlainish(v: unknown): v is object {
+  return v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/**
+ * Returns the JSON of `value` when it is within every bound and needs no change; otherwise
+ * undefined (the budgeter then decides what to keep).
+ */
+export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind: RootKind): string | undefined {
+  if (!isPlainish(value) || Array.isArray(value)) return undefined;
+  let kind: RootKind = rootKind;
+  if (kind === 'auto') {
+    const first = Object.keys(value)[0];
+    kind = first !== undefined && ENVELOPE_KEYS.has(first) ? 'envelope' : 'result';
+  }
+  try {
+    if (kind !== 'envelope') {
+      checkRoot(value, kind, limits);
+      const json = JSON.stringify(value);
+      return utf8Length(json) <= limits.maxResultBytes ? json : undefined;
+    }
+    // Envelope: the bound applies to the result (or error) object; other members must be small scalars.
+    let out = '{';
+    let first = true;
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+      let piece: string;
+      if (k === 'result' || k === 'error') {
+        if (!isPlainish(v) || Array.isArray(v)) return undefined;
+        checkRoot(v, k, limits);
+        piece = JSON.stringify(v);
+        if (utf8Length(piece) > limits.maxResultBytes) return undefined;
+      } else if (k === 'id' || k === 'jsonrpc') {
+        if (v !== null && typeof v !== 'string' && typeof v !== 'number') return undefined;
+        piece = JSON.stringify(v);
+        if (utf8Length(piece) > MAX_ENVELOPE_FIELD_BYTES) return undefined;
+      } else {
+        return undefined; // dropped or rejected by the budgeter
+      }
+      if (k.length > limits.maxStringBytes || escapedLength(k) > limits.maxStringBytes) return undefined;
+      out += (first ? '' : ',') + JSON.stringify(k) + ':' + piece;
+      first = false;
+    }
+    return out + '}';
+  } catch (e) {
+    if (e === NOT_FIT) return undefined;
+    throw e;
+  }
+}
+
+function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits): void {
+  // Running lower bound of the serialized size: lets a huge value fail before any stringify.
+  let lower = 0;
+  let text = 0;
+  const maxBytes = limits.maxResultBytes;
+  const stack: Entry[] = [{ value: root, kind, depth: 1 }];
+  const str = (s: string, bound: number): void => {
+    lower += s.length + 2;
+    if (lower > maxBytes || s.length > bound) throw NOT_FIT;
+    if (bound !== Infinity && s.length * 6 > bound && escapedLength(s) > bound) throw NOT_FIT;
+  };
+  while (stack.length > 0) {
+    const { value, kind: k, depth } = stack.pop()!;
+    if (depth > limits.maxDepth) throw NOT_FIT;
+    if (Array.isArray(value)) {
+      if (k !== 'content' && value.length > limits.maxItems) throw NOT_FIT;
+      lower += value.length + 1;
+      for (let i = value.length - 1; i >= 0; i--) {
+        const v: unknown = value[i];
+        if (typeof v === 'string') str(v, limits.maxStringBytes);
+        else if (v !== null && typeof v === 'object') {
+          if (!isPlainish(v)) throw NOT_FIT;
+          stack.push({ value: v, kind: k === 'content' && !Array.isArray(v) ? 'block' : 'generic', depth: depth + 1 });
+        } else if (typeof v === 'bigint') throw NOT_FIT;
+      }
+      continue;
+    }
+    const keys = Object.keys(value);
+    const counted = k === 'generic' || k === 'meta' || k === 'errdata' || k === 'blockmeta';
+    if (counted && keys.length > limits.maxKeys) throw NOT_FIT;
+    for (const key of keys) {
+      const v: unknown = (value as Record<string, unknown>)[key];
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+      str(key, limits.maxStringBytes);
+      if (k === 'result' && !limits.allowedFields.has(key)) throw NOT_FIT;
+      if ((k === 'meta' || k === 'errdata') && key === REPORT_KEY) throw NOT_FIT;
+      if (k === 'blockmeta' && key === NOTICE_KEY && v === true) throw NOT_FIT;
+      if (typeof v === 'string') {
+        const role = (k === 'block' || k === 'resource') ? stringRole(k, key) : 'generic';
+        if (role === 'text') {
+          str(v, limits.maxBlockBytes);
+          text += escapedLength(v);
+          if (text > limits.maxTextBytes) throw NOT_FIT;
+        } else {
+          str(v, role === 'atomic' ? Infinity : limits.maxStringBytes);
+        }
+      } else if (v !== null && typeof v === 'object') {
+        if (!isPlainish(v)) throw NOT_FIT;
+        const child = childKind(k, key, v);
+        if (child === undefined) throw NOT_FIT;
+        stack.push({ value: v, kind: child, depth: depth + 1 });
+      } else if (typeof v === 'bigint') {
+        throw NOT_FIT;
+      } else if (k === 'result' && key === '_meta') {
+        throw NOT_FIT; // a non-object _meta is dropped by the budgeter
+      }
+    }
+  }
+}
+
+function stringRole(k: Kind, key: string): 'text' | 'atomic' | 'generic' {
+  if (key === 'text') return 'text';
+  if ((k === 'block' && key === 'data') || (k === 'resource' && key === 'blob')) return 'atomic';
+  return 'generic';
+}
+
+function childKind(parent: Kind, key: string, v: object): Kind | undefined {
+  const array = Array.isArray(v);
+  switch (parent) {
+    case 'result':
+      if (key === 'content') return array ? 'content' : 'generic';
+      if (key === '_meta') return array ? undefined : 'meta';
+      return 'generic';
+    case 'error':
+      return key === 'data' && !array ? 'errdata' : 'generic';
+    case 'block':
+      if (key === 'resource' && !array) return 'resource';
+      if (key === '_meta' && !array) return 'blockmeta';
+      return 'generic';
+    default:
+      return 'generic';
+  }
+}

@@ -1,0 +1,91 @@
+/** Merge budget options over the defaults and validate them once (the floor needs the report size). */
+import { BudgetError } from './errors.js';
+import {
+  DEFAULT_LIMITS,
+  LIMIT_RANGES,
+  NUMERIC_LIMITS,
+  STANDARD_RESULT_FIELDS,
+  VERSIONED_RESULT_FIELDS,
+  type BudgetLimits,
+  type BudgetOptions,
+} from './limits.js';
+import { maxReserveBytes } from './report.js';
+
+/** Limits after merging and validation; read-only from here on. */
+export type ResolvedLimits = Readonly<BudgetLimits> & {
+  /** Top-level result fields kept under the negotiated protocol version. */
+  readonly allowedFields: ReadonlySet<string>;
+  /** Bytes set aside for the report and the notice before any content is written. */
+  readonly reserveBytes: number;
+};
+
+/** Content room that must remain once the report and notice are reserved. */
+const MIN_CONTENT_BYTES = 256;
+
+const RESOLVED = new WeakSet<object>();
+
+/** Smallest `maxResultBytes` that holds the report, the notice and a little content. */
+export function minResultBytes(limits: BudgetLimits): number {
+  return Math.max(LIMIT_RANGES.maxResultBytes.min, maxReserveBytes(limits) + MIN_CONTENT_BYTES);
+}
+
+/**
+ * Merge options over the defaults and validate once. Throws `LIMIT_OUT_OF_RANGE` naming the
+ * option and its accepted range. Passing an already resolved object returns it unchanged.
+ */
+export function resolveLimits(options: BudgetOptions | ResolvedLimits = {}): ResolvedLimits {
+  if (RESOLVED.has(options)) return options as ResolvedLimits;
+  const merged: BudgetLimits = { ...DEFAULT_LIMITS };
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(DEFAULT_LIMITS, name)) {
+      throw new BudgetError('LIMIT_OUT_OF_RANGE', `Unknown budget option \`${name}\``, { option: name });
+    }
+    (merged as unknown as Record<string, unknown>)[name] = value;
+  }
+  for (const name of NUMERIC_LIMITS) {
+    const { min, max } = LIMIT_RANGES[name];
+    checkInteger(name, merged[name], min, max);
+  }
+  if (typeof merged.notice !== 'boolean') {
+    throw new BudgetError('LIMIT_OUT_OF_RANGE', `Expected \`notice\` to be a boolean, got ${String(merged.notice)}`, {
+      option: 'notice',
+      value: merged.notice,
+    });
+  }
+  const version = merged.protocolVersion;
+  if (version !== undefined && (typeof version !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(version))) {
+    throw new BudgetError(
+      'LIMIT_OUT_OF_RANGE',
+      `Expected \`protocolVersion\` to be a date like 2025-06-18, got ${JSON.stringify(version)}`,
+      { option: 'protocolVersion', value: version },
+    );
+  }
+  checkInteger('maxResultBytes', merged.maxResultBytes, minResultBytes(merged), LIMIT_RANGES.maxResultBytes.max);
+  const resolved: ResolvedLimits = Object.freeze({
+    ...merged,
+    allowedFields: allowedFieldsFor(version),
+    reserveBytes: maxReserveBytes(merged),
+  });
+  RESOLVED.add(resolved);
+  return resolved;
+}
+
+function allowedFieldsFor(version: string | undefined): Set<string> {
+  const fields = new Set(STANDARD_RESULT_FIELDS);
+  for (const [field, since] of Object.entries(VERSIONED_RESULT_FIELDS)) {
+    // Protocol versions are ISO dates, so string order is date order.
+    if (version === undefined || version >= since) fields.add(field);
+  }
+  return fields;
+}
+
+function checkInteger(name: string, value: unknown, min: number, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new BudgetError(
+      'LIMIT_OUT_OF_RANGE',
+      `Expected \`${name}\` to be an integer from ${min} to ${max}, got ${String(value)}`,
+      { option: name, min, max, value },
+    );
+  }
+}

@@ -1,0 +1,15 @@
+/** Public entry: explicit named exports only. */
+export { boundJson, boundResult, type BoundedJson } from './engine/bound.js';
+export { Budgeter, type RootKind } from './engine/budgeter.js';
+export { BudgetError, type BudgetErrorCode } from './engine/errors.js';
+export {
+  DEFAULT_LIMITS,
+  LIMIT_RANGES,
+  NOTICE_KEY,
+  REPORT_KEY,
+  type BudgetLimits,
+  type BudgetOptions,
+} from './engine/limits.js';
+export { minResultBytes, resolveLimits, type ResolvedLimits } from './engine/options.js';
+export { BUDGET_KINDS, type BudgetKind, type BudgetReport } from './engine/report.js';
+export type { ChunkSink } from './engine/output.js';
