@@ -853,6 +853,25 @@ export class Budgeter {
     return this.out.toString();
   }
 
+  // ---------------------------------------------------------------- hooks for the byte source
+
+  /** True while `structuredContent` is being bounded as the rebuild of a text mirror. */
+  get mirroring(): boolean {
+    return this.mirror !== undefined;
+  }
+
+  /** True while the current string is a content block's `text` (a possible mirror). */
+  get inBlockText(): boolean {
+    return this.str?.pin !== undefined;
+  }
+
+  /** The innermost container takes no more children and no more pointers: skip its tail unseen. */
+  get canSkipRest(): boolean {
+    const f = this.top;
+    if (f === undefined || this.capture !== undefined) return false;
+    return f.abandoned || (f.closed !== undefined && !this.report.wantsPaths);
+  }
+
   // ---------------------------------------------------------------- bulk skipping for sources
 
   /** Whether the innermost container takes no more children (a source may skip the rest). */

@@ -9,11 +9,23 @@ import { utf8Length } from './wire.js';
 type Container = unknown[] | Record<string, unknown>;
 
 export class ValueCapture {
+  /**
+   * @param maxBytes stop storing once about this many bytes were seen (`over` is then set)
+   * @param exactNumbers flag (`inexact`) any number whose text `JSON.stringify` would not write back
+   */
+  constructor(
+    private readonly maxBytes = MAX_CAPTURED_REPORT_BYTES,
+    private readonly exactNumbers = false,
+  ) {}
+
   private stack: Container[] = [];
   private keys: (string | undefined)[] = [];
   private bytes = 0;
   private text: string[] | undefined;
-  private over = false;
+  /** More than `maxBytes` were seen; the value is incomplete. */
+  over = false;
+  /** A number was seen that would not survive a round trip through a JS number. */
+  inexact = false;
   value: unknown;
   done = false;
 
@@ -24,7 +36,7 @@ export class ValueCapture {
 
   private charge(n: number): void {
     this.bytes += n;
-    if (this.bytes > MAX_CAPTURED_REPORT_BYTES) this.over = true;
+    if (this.bytes > this.maxBytes) this.over = true;
   }
 
   private put(v: unknown): void {
@@ -61,7 +73,15 @@ export class ValueCapture {
   }
 
   scalar(raw: string): void {
-    this.put(raw === 'true' ? true : raw === 'false' ? false : raw === 'null' ? null : Number(raw));
+    if (raw === 'true' || raw === 'false' || raw === 'null') {
+      this.charge(raw.length);
+      this.put(raw === 'true' ? true : raw === 'false' ? false : null);
+      return;
+    }
+    const n = Number(raw);
+    if (this.exactNumbers && String(n) !== raw) this.inexact = true;
+    this.charge(raw.length);
+    this.put(n);
   }
 
   stringStart(): void {

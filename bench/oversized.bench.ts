@@ -1,0 +1,209 @@
+/**
+ * Question: does the cost of bounding an oversized result follow the budget, not the input?
+ * Goal: 64 KiB out of a 10M-item array (≈ 1.19 GB as JSON) and out of a 500 MB string each
+ * ≤ 5 ms median, and ≤ 2× the median for a 10 MB value of the same shape (same run).
+ *
+ * Variants (each on the huge input and on the 10 MB input of the same shape):
+ *   array  — `JSON.stringify` (plain baseline; throws on the huge input, timed once)
+ *          — `boundJson(x, defaults)`            (maxItems 200 binds: `array_items`)
+ *          — `boundJson(x, {maxItems: 10_000_000})` (bytes bind: `result_bytes`)
+ *   text   — `JSON.stringify` (plain baseline; the 500 MB one timed once)
+ *          — `boundJson(x, defaults)`            (maxBlockBytes 32 KiB binds: `text_block_bytes`)
+ *          — `boundJson(x, {maxTextBytes: 1 GiB, maxBlockBytes: 1 GiB})` (bytes bind: `result_bytes`)
+ *
+ * Fixture (bench/fixtures.ts), built once per process, outside any timing:
+ *   array: `{content: [short text], structuredContent: {items: [n × catalogItem]}}`, ≈ 119 B/item;
+ *          n = 10 000 000 (≈ 1.19 GB) and n = 85 000 (≈ 10.0 MB).
+ *   text:  `{content: [{type: 'text', text: 'x' × n}]}`, n = 500 000 000 and 10 000 000, flattened.
+ * Asserted before timing: output ≤ maxResultBytes, truncated, expected budget_kind, and the huge and
+ * 10 MB inputs give the same kept content (kept items are a prefix of the input, text is 'x's).
+ *
+ * Command: npm run bench:oversized
+ *   (node --expose-gc --max-old-space-size=8192 --import tsx bench/oversized.bench.ts)
+ * tinybench: ≥ 500 ms and ≥ 5 samples per task after 200 ms / 1 warmup call; GC before each task.
+ * BENCH_SKIP_HUGE_STRINGIFY=1 skips the one-shot JSON.stringify of the huge inputs (~30 s).
+ *
+ * Results — RESULTS_PENDING
+ *
+ * Reading: RESULTS_PENDING
+ */
+import { Bench } from 'tinybench';
+import { boundJson, resolveLimits, type BoundedJson, type ResolvedLimits } from '../src/index.js';
+import { arrayResult, textResult } from './fixtures.js';
+import { assert, fmt, gc, machineLine, rows, table } from './util.js';
+
+const GOAL_MS = 5;
+const GOAL_RATIO = 2;
+const GiB = 1024 ** 3;
+const HUGE_ITEMS = 10_000_000;
+const SMALL_ITEMS = 85_000;
+const HUGE_CHARS = 500_000_000;
+const SMALL_CHARS = 10_000_000;
+
+const defaults = resolveLimits({});
+const manyItems = resolveLimits({ maxItems: 10_000_000 });
+const bigText = resolveLimits({ maxTextBytes: GiB, maxBlockBytes: GiB });
+let sink = 0;
+
+console.log(`# oversized: bounding cost vs input size\n${machineLine()}\n`);
+
+const time = <T>(f: () => T): [T, number] => {
+  const t0 = performance.now();
+  const v = f();
+  return [v, performance.now() - t0];
+};
+
+const [arr10, tArr10] = time(() => arrayResult(SMALL_ITEMS));
+const [arrHuge, tArrHuge] = time(() => arrayResult(HUGE_ITEMS));
+const [txt10, tTxt10] = time(() => textResult(SMALL_CHARS));
+const [txtHuge, tTxtHuge] = time(() => textResult(HUGE_CHARS));
+gc();
+
+// JSON size of the huge array, estimated from every 100th item (stringify of the whole throws).
+let sampled = 0;
+for (let i = 0; i < HUGE_ITEMS; i += 100) sampled += JSON.stringify(arrHuge.structuredContent.items[i]).length + 1;
+const arrHugeBytes = sampled * 100 + JSON.stringify({ ...arrHuge, structuredContent: { items: [] } }).length;
+const arr10Bytes = Buffer.byteLength(JSON.stringify(arr10));
+console.log(
+  table(
+    ['fixture', 'JSON bytes', 'build time'],
+    [
+      [`array ${SMALL_ITEMS} items`, arr10Bytes, fmt(tArr10)],
+      [`array ${HUGE_ITEMS} items`, `≈ ${arrHugeBytes} (sampled)`, fmt(tArrHuge)],
+      [`text ${SMALL_CHARS} chars`, Buffer.byteLength(JSON.stringify(txt10)), fmt(tTxt10)],
+      [`text ${HUGE_CHARS} chars`, HUGE_CHARS + JSON.stringify(textResult(0)).length, fmt(tTxtHuge)],
+    ],
+  ) + '\n',
+);
+
+// ---------------------------------------------------------------- agreement checks (once)
+
+interface Parsed {
+  structuredContent?: { items: unknown[] };
+  content: { type: string; text: string; _meta?: object }[];
+}
+
+function check(label: string, out: BoundedJson, limits: ResolvedLimits, kind: string, omitted: number | undefined): Parsed {
+  assert(!out.unchanged && out.truncated && out.report !== undefined, `${label}: must be truncated`);
+  const bytes = Buffer.byteLength(out.json);
+  assert(bytes <= limits.maxResultBytes, `${label}: ${bytes} bytes > maxResultBytes`);
+  assert(out.report.budget_kind === kind, `${label}: budget_kind ${out.report.budget_kind}, expected ${kind}`);
+  if (omitted !== undefined) assert(out.report.omitted_count === omitted, `${label}: omitted_count ${out.report.omitted_count}`);
+  return JSON.parse(out.json) as Parsed;
+}
+
+const outputBytes = new Map<string, number>();
+function agreeArray(limits: ResolvedLimits, kind: string, name: string): void {
+  const a = boundJson(arr10, limits);
+  const b = boundJson(arrHuge, limits);
+  const pa = check(`10 MB array, ${name}`, a, limits, kind, undefined);
+  const pb = check(`huge array, ${name}`, b, limits, kind, undefined);
+  const ka = pa.structuredContent!.items;
+  const kb = pb.structuredContent!.items;
+  assert(JSON.stringify(ka) === JSON.stringify(kb), `${name}: huge and 10 MB arrays must keep the same items`);
+  // Kept items are the input's first items; the last one may be cut to its first members.
+  const src = arr10.structuredContent.items;
+  const last = ka.length - 1;
+  assert(JSON.stringify(ka.slice(0, last)) === JSON.stringify(src.slice(0, last)), `${name}: kept items must be a prefix`);
+  const cut = Object.entries(ka[last] as object);
+  assert(JSON.stringify(cut) === JSON.stringify(Object.entries(src[last]!).slice(0, cut.length)), `${name}: last kept item`);
+  assert(a.report!.omitted_count === SMALL_ITEMS - ka.length, `${name}: 10 MB omitted_count`);
+  assert(b.report!.omitted_count === HUGE_ITEMS - kb.length, `${name}: huge omitted_count`);
+  outputBytes.set(`array ${name}`, Buffer.byteLength(b.json));
+  console.log(`array, ${name}: keeps ${ka.length} items, ${Buffer.byteLength(b.json)} bytes out, budget_kind ${b.report!.budget_kind}`);
+}
+function agreeText(limits: ResolvedLimits, kind: string, name: string): void {
+  const a = boundJson(txt10, limits);
+  const b = boundJson(txtHuge, limits);
+  const ta = check(`10 MB text, ${name}`, a, limits, kind, 1).content[0]!.text;
+  const tb = check(`huge text, ${name}`, b, limits, kind, 1).content[0]!.text;
+  assert(ta === tb && /^x+$/.test(ta), `${name}: huge and 10 MB texts must keep the same prefix`);
+  outputBytes.set(`text ${name}`, Buffer.byteLength(b.json));
+  console.log(`text, ${name}: keeps ${ta.length} chars, ${Buffer.byteLength(b.json)} bytes out, budget_kind ${b.report!.budget_kind}`);
+}
+agreeArray(defaults, 'array_items', 'defaults');
+agreeArray(manyItems, 'result_bytes', 'maxItems 10M');
+agreeText(defaults, 'text_block_bytes', 'defaults');
+agreeText(bigText, 'result_bytes', 'text limits 1 GiB');
+gc();
+
+// ---------------------------------------------------------------- timing
+
+const bench = new Bench({ name: 'oversized', time: 500, iterations: 5, warmupTime: 200, warmupIterations: 1, setup: gc });
+const add = (name: string, f: () => number): void => {
+  bench.add(name, () => {
+    sink += f();
+  });
+};
+add('array 10 MB: JSON.stringify', () => JSON.stringify(arr10).length);
+add('array 10 MB: boundJson defaults', () => boundJson(arr10, defaults).json.length);
+add('array 1.19 GB: boundJson defaults', () => boundJson(arrHuge, defaults).json.length);
+add('array 10 MB: boundJson maxItems 10M', () => boundJson(arr10, manyItems).json.length);
+add('array 1.19 GB: boundJson maxItems 10M', () => boundJson(arrHuge, manyItems).json.length);
+add('text 10 MB: JSON.stringify', () => JSON.stringify(txt10).length);
+add('text 10 MB: boundJson defaults', () => boundJson(txt10, defaults).json.length);
+add('text 500 MB: boundJson defaults', () => boundJson(txtHuge, defaults).json.length);
+add('text 10 MB: boundJson text limits 1 GiB', () => boundJson(txt10, bigText).json.length);
+add('text 500 MB: boundJson text limits 1 GiB', () => boundJson(txtHuge, bigText).json.length);
+await bench.run();
+const r = rows(bench);
+
+console.log(
+  '\n' +
+    table(
+      ['task', 'median', 'p75', 'samples'],
+      [...r.values()].map((x) => [x.name, fmt(x.median), fmt(x.p75), x.samples]),
+    ),
+);
+
+const goalRows: string[][] = [];
+const verdicts: string[] = [];
+const pairs: [string, string, string][] = [
+  ['array, defaults', 'array 1.19 GB: boundJson defaults', 'array 10 MB: boundJson defaults'],
+  ['array, maxItems 10M', 'array 1.19 GB: boundJson maxItems 10M', 'array 10 MB: boundJson maxItems 10M'],
+  ['text, defaults', 'text 500 MB: boundJson defaults', 'text 10 MB: boundJson defaults'],
+  ['text, text limits 1 GiB', 'text 500 MB: boundJson text limits 1 GiB', 'text 10 MB: boundJson text limits 1 GiB'],
+];
+for (const [label, hugeName, smallName] of pairs) {
+  const huge = r.get(hugeName)!.median;
+  const small = r.get(smallName)!.median;
+  const ratio = huge / small;
+  const ok = huge <= GOAL_MS && ratio <= GOAL_RATIO;
+  goalRows.push([label, fmt(huge), fmt(small), `${ratio.toFixed(2)}×`, ok ? 'met' : 'MISSED']);
+  verdicts.push(
+    `${label}: huge ${fmt(huge)} (goal ≤ ${GOAL_MS} ms: ${huge <= GOAL_MS ? 'met' : 'MISSED'}), ` +
+      `${ratio.toFixed(2)}× the 10 MB case (goal ≤ ${GOAL_RATIO}×: ${ratio <= GOAL_RATIO ? 'met' : 'MISSED'})`,
+  );
+}
+console.log('\n' + table(['shape, limits', 'huge median', '10 MB median', 'huge / 10 MB', 'goal'], goalRows));
+console.log('\n' + verdicts.join('\n'));
+
+// ---------------------------------------------------------------- one-shot plain baselines on the huge inputs
+
+if (process.env.BENCH_SKIP_HUGE_STRINGIFY !== '1') {
+  gc();
+  const t0 = performance.now();
+  let outcome: string;
+  try {
+    sink += JSON.stringify(arrHuge).length;
+    outcome = 'returned (unexpected)';
+  } catch (e) {
+    outcome = `threw ${(e as Error).name}: ${(e as Error).message}`;
+  }
+  const tThrow = performance.now() - t0;
+  gc();
+  const [len, tStr] = time(() => JSON.stringify(txtHuge).length);
+  sink += len;
+  console.log(
+    '\n' +
+      table(
+        ['one shot', 'time', 'outcome'],
+        [
+          ['array 1.19 GB: JSON.stringify', fmt(tThrow), outcome],
+          ['text 500 MB: JSON.stringify', fmt(tStr), `returned ${len} chars`],
+        ],
+      ),
+  );
+}
+console.log(`\npeak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+if (sink === 0) console.log('');

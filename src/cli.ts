@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+/**
+ * `mcp-budget` — argument parsing only; every command is a function in its layer.
+ * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
+ */
+import { parseBudgetArgs, budgetOptionsFromEnv, UsageError } from './cli/args.js';
+import { runApply, type ApplyMode } from './commands/apply.js';
+import { runDemo } from './commands/demo.js';
+import { BudgetError } from './engine/errors.js';
+
+const USAGE = `Usage:
+  mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
+      Bound one CallToolResult or JSON-RPC response (file or stdin) and print the bounded JSON.
+  mcp-budget demo [budget flags]
+      Bound a generated oversized result and print what came out, with its report.
+
+Budget flags (also read from MCP_BUDGET_* environment variables; flags win):
+  --max-bytes N          whole result, report and notice included (default 64KiB)
+  --max-text-bytes N     all text blocks together (default 48KiB)
+  --max-block-bytes N    one text block (default 32KiB)
+  --max-items N          items per array (default 200)
+  --max-keys N           members per object (default 200)
+  --max-string-bytes N   any other string (default 8KiB)
+  --max-depth N          nesting depth, the result object is 1 (default 32)
+  --max-omitted-paths N  pointers listed in the report (default 16)
+  --no-notice            do not append the model-visible notice block
+  --protocol-version V   negotiated MCP version (decides version-specific fields)
+Sizes take plain bytes or KiB/MiB/GiB suffixes.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return command === undefined ? 2 : 0;
+  }
+  const { options: flagOptions, rest } = parseBudgetArgs(args);
+  const options = { ...budgetOptionsFromEnv(process.env), ...flagOptions };
+  switch (command) {
+    case 'apply': {
+      let mode: ApplyMode = 'auto';
+      const files: string[] = [];
+      for (let i = 0; i < rest.length; i++) {
+        const a = rest[i]!;
+        if (a === '--mode' || a.startsWith('--mode=')) {
+          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+          if (v !== 'auto' && v !== 'memory' && v !== 'stream') {
+            throw new UsageError(`Expected \`--mode\` to be one of auto, memory, stream, got ${String(v)}`);
+          }
+          mode = v;
+        } else if (a.startsWith('-') && a !== '-') {
+          throw new UsageError(`Unknown flag \`${a}\` for apply`);
+        } else {
+          files.push(a);
+        }
+      }
+      if (files.length > 1) throw new UsageError(`apply takes one FILE (or - for stdin), got ${files.length}`);
+      const ac = new AbortController();
+      process.once('SIGINT', () => ac.abort());
+      await runApply({
+        file: files[0] ?? '-',
+        limits: options,
+        mode,
+        stdin: process.stdin,
+        stdout: process.stdout,
+        signal: ac.signal,
+      });
+      return 0;
+    }
+    case 'demo':
+      if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for demo`);
+      await runDemo(options, process.stdout);
+      return 0;
+    default:
+      throw new UsageError(`Unknown command \`${command}\``);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`mcp-budget: ${err.message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof BudgetError && err.code === 'LIMIT_OUT_OF_RANGE') {
+      process.stderr.write(`mcp-budget: ${err.message}\n`);
+      process.exitCode = 2;
+    } else if (err instanceof BudgetError) {
+      process.stderr.write(`mcp-budget: ${err.message}\n`);
+      process.exitCode = 1;
+    } else if ((err as NodeJS.ErrnoException)?.code === 'EPIPE') {
+      process.exitCode = 0;
+    } else {
+      process.stderr.write(`mcp-budget: ${(err as Error)?.message ?? String(err)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,86 @@
+/**
+ * `mcp-budget apply`: bound one CallToolResult or JSON-RPC response read from a file or stdin and
+ * write the bounded JSON to stdout. `memory` mode parses the input whole (fine up to a few MiB);
+ * `stream` mode bounds the bytes as they arrive with flat memory. `auto` picks by size.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
+import { boundJson } from '../engine/bound.js';
+import { BudgetError } from '../engine/errors.js';
+import type { BudgetOptions } from '../engine/limits.js';
+import { resolveLimits } from '../engine/options.js';
+import { Tokenizer, type JsonEvents } from '../engine/tokenizer.js';
+import { boundStream } from '../stream/bound-stream.js';
+
+export type ApplyMode = 'auto' | 'memory' | 'stream';
+
+/** Inputs up to this size take the in-memory path in `auto` mode (JSON.parse wins below ~1 MiB). */
+export const AUTO_MEMORY_MAX_BYTES = 1024 * 1024;
+
+export interface ApplyOptions {
+  /** A path, or `-` for stdin. */
+  file: string;
+  limits: BudgetOptions;
+  mode: ApplyMode;
+  stdin: Readable;
+  stdout: Writable;
+  signal?: AbortSignal;
+}
+
+/** Run `apply`; throws BudgetError for invalid input (exit 1) and for limits out of range. */
+export async function runApply(opts: ApplyOptions): Promise<void> {
+  const limits = resolveLimits(opts.limits);
+  let mode = opts.mode;
+  if (mode === 'auto') {
+    mode = opts.file !== '-' && (await stat(opts.file)).size <= AUTO_MEMORY_MAX_BYTES ? 'memory' : 'stream';
+  }
+  const input = opts.file === '-' ? opts.stdin : createReadStream(opts.file, { highWaterMark: 1024 * 1024 });
+  if (mode === 'stream') {
+    await boundStream(input, opts.stdout, limits, { root: 'auto', signal: opts.signal, newline: true });
+    return;
+  }
+  const chunks: Buffer[] = [];
+  for await (const c of input) chunks.push(c as Buffer);
+  const bytes = Buffer.concat(chunks);
+  const value = parseWithOffset(bytes);
+  const { json } = boundJson(value, limits, 'auto');
+  await write(opts.stdout, json + '\n');
+}
+
+/**
+ * JSON.parse for valid input; for invalid input (including invalid UTF-8, which JSON.parse would
+ * silently replace) the tokenizer finds the first error and names its byte offset.
+ */
+export function parseWithOffset(bytes: Buffer): unknown {
+  if (isUtf8(bytes)) {
+    try {
+      return JSON.parse(bytes.toString('utf8'));
+    } catch {
+      // fall through to the tokenizer for a precise offset
+    }
+  }
+  const tok = new Tokenizer(VALIDATE_ONLY);
+  tok.write(bytes);
+  tok.end();
+  throw new BudgetError('INVALID_JSON', 'Invalid JSON', { offset: bytes.length });
+}
+
+const VALIDATE_ONLY: JsonEvents = {
+  openObject: () => true,
+  openArray: () => true,
+  closeObject: () => undefined,
+  closeArray: () => undefined,
+  key: () => true,
+  stringStart: () => true,
+  stringChunk: () => true,
+  stringEnd: () => undefined,
+  scalar: () => undefined,
+};
+
+function write(out: Writable, s: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.write(s, (err) => (err ? reject(err) : resolve()));
+  });
+}

@@ -1,0 +1,233 @@
+/**
+ * The byte source: bounds a JSON document that arrives as bytes, in any chunking, with memory
+ * that does not grow with the input.
+ *
+ * Small inputs (up to the fit window) are parsed into a value and take the in-memory path, which
+ * is faster there and makes "fits means unchanged" exact. As soon as the input is known to be
+ * larger than any result that could fit, the buffered bytes are replayed into a tokenizer that
+ * drives the budgeter directly, and the rest streams through it.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { boundJson, type BoundedJson } from './bound.js';
+import { Budgeter, type RootKind } from './budgeter.js';
+import { ValueCapture } from './capture.js';
+import type { ResolvedLimits } from './options.js';
+import type { ChunkSink } from './output.js';
+import { Tokenizer, type JsonEvents } from './tokenizer.js';
+
+/** Pieces fed to the fit-window tokenizer are at most this long, so a huge chunk never decodes whole. */
+const FIT_SLICE_BYTES = 64 * 1024;
+
+/** Raw bytes held while deciding whether the input can fit: a bound on whitespace, not on content. */
+export function fitWindowBytes(limits: ResolvedLimits): number {
+  return Math.max(4 * limits.maxResultBytes, 1024 * 1024);
+}
+
+export class ByteBudget {
+  private fit: { tok: Tokenizer; capture: ValueCapture; chunks: Buffer[]; bytes: number } | undefined;
+  private bound: { tok: Tokenizer; budgeter: Budgeter; events: MirrorHashing } | undefined;
+  private readonly window: number;
+
+  constructor(
+    private readonly limits: ResolvedLimits,
+    private readonly root: RootKind = 'auto',
+    private readonly sink?: ChunkSink,
+  ) {
+    this.window = fitWindowBytes(limits);
+    const capture = new ValueCapture(limits.maxResultBytes, true);
+    this.fit = { tok: new Tokenizer(captureEvents(capture)), capture, chunks: [], bytes: 0 };
+  }
+
+  /** Bytes consumed so far. */
+  get offset(): number {
+    return this.fit !== undefined ? this.fit.tok.offset : this.bound!.tok.offset;
+  }
+
+  write(chunk: Uint8Array): void {
+    const f = this.fit;
+    if (f === undefined) {
+      this.bound!.tok.write(chunk);
+      return;
+    }
+    for (let at = 0; at < chunk.length; at += FIT_SLICE_BYTES) {
+      const piece = Buffer.from(chunk.subarray(at, Math.min(chunk.length, at + FIT_SLICE_BYTES)));
+      f.chunks.push(piece);
+      f.bytes += piece.length;
+      f.tok.write(piece);
+      if (f.capture.over || f.capture.inexact || f.bytes > this.window) {
+        this.switchToStream();
+        if (at + FIT_SLICE_BYTES < chunk.length) this.bound!.tok.write(chunk.subarray(at + FIT_SLICE_BYTES));
+        return;
+      }
+    }
+  }
+
+  /** The input is complete: returns the bounded JSON (empty when a sink received it). */
+  end(): BoundedJson {
+    const f = this.fit;
+    if (f !== undefined) {
+      f.tok.end();
+      return boundJson(f.capture.value, this.limits, this.root, this.sink);
+    }
+    const b = this.bound!;
+    b.tok.end();
+    const report = b.budgeter.finish();
+    return {
+      json: this.sink === undefined ? b.budgeter.toString() : '',
+      unchanged: false,
+      truncated: report !== undefined,
+      report,
+    };
+  }
+
+  private switchToStream(): void {
+    const chunks = this.fit!.chunks;
+    this.fit = undefined;
+    const budgeter = new Budgeter(this.limits, this.root, this.sink);
+    const events = new MirrorHashing(budgeter);
+    const tok = new Tokenizer(events);
+    events.tok = tok;
+    this.bound = { tok, budgeter, events };
+    for (const c of chunks) tok.write(c);
+  }
+}
+
+function captureEvents(c: ValueCapture): JsonEvents {
+  return {
+    openObject: () => (c.open(false), true),
+    openArray: () => (c.open(true), true),
+    closeObject: () => c.close(),
+    closeArray: () => c.close(),
+    key: (k) => (c.key(k), true),
+    stringStart: () => (c.stringStart(), true),
+    stringChunk: (s) => (c.stringChunk(s), true),
+    stringEnd: () => c.stringEnd(),
+    scalar: (raw) => c.scalar(raw),
+  };
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+
+/**
+ * Forwards events to the budgeter and answers its text-mirror question from bytes: a content
+ * block's text that starts with `{` or `[` is hashed as written (its escaped form), and the
+ * `structuredContent` bytes are hashed escaped the same way. Equal digests mean the text was the
+ * structure's JSON, written compactly as `JSON.stringify` writes it.
+ */
+class MirrorHashing implements JsonEvents {
+  tok!: Tokenizer;
+  private text: Hash | undefined;
+  private textFirstPending = false;
+  private candidate: { block: number; digest: string } | undefined;
+  private structure: Hash | undefined;
+
+  constructor(private readonly b: Budgeter) {}
+
+  get canSkipRest(): boolean {
+    return this.b.canSkipRest;
+  }
+
+  omitRest(n: number): void {
+    this.b.omitRest(n);
+  }
+
+  openObject(): boolean {
+    return this.opened(this.b.openObject());
+  }
+
+  openArray(): boolean {
+    return this.opened(this.b.openArray());
+  }
+
+  private opened(kept: boolean): boolean {
+    if (kept && this.b.mirroring && this.structure === undefined) {
+      const h = createHash('sha1');
+      this.structure = h;
+      this.tok.setTap((bytes) => updateEscaped(h, bytes));
+    }
+    return kept;
+  }
+
+  closeObject(): void {
+    this.b.closeObject();
+    this.closed();
+  }
+
+  closeArray(): void {
+    this.b.closeArray();
+    this.closed();
+  }
+
+  private closed(): void {
+    if (this.structure === undefined || this.b.mirroring) return;
+    this.tok.setTap(undefined);
+    const digest = this.structure.digest('hex');
+    this.structure = undefined;
+    const c = this.candidate;
+    this.b.resolveMirror(c !== undefined && c.block === this.b.mirrorBlockIndex && c.digest === digest);
+  }
+
+  key(name: string): boolean {
+    return this.b.key(name);
+  }
+
+  scalar(raw: string): void {
+    this.b.scalar(raw);
+  }
+
+  stringStart(): boolean {
+    const kept = this.b.stringStart();
+    if (kept && this.b.inBlockText && this.candidate === undefined) {
+      const h = createHash('sha1');
+      this.text = h;
+      this.textFirstPending = true;
+      this.tok.setTap((bytes) => h.update(bytes));
+    }
+    return kept;
+  }
+
+  stringChunk(chunk: string): boolean {
+    if (this.textFirstPending && chunk.length > 0) {
+      this.textFirstPending = false;
+      const first = chunk.charCodeAt(0);
+      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) this.stopText();
+    }
+    return this.b.stringChunk(chunk);
+  }
+
+  stringEnd(): void {
+    const h = this.text;
+    if (h === undefined) {
+      this.b.stringEnd();
+      return;
+    }
+    this.stopText();
+    const before = this.b.mirrorBlockIndex;
+    this.b.stringEnd();
+    const after = this.b.mirrorBlockIndex;
+    if (before === undefined && after !== undefined) this.candidate = { block: after, digest: h.digest('hex') };
+  }
+
+  private stopText(): void {
+    this.tok.setTap(undefined);
+    this.text = undefined;
+    this.textFirstPending = false;
+  }
+}
+
+const BACKSLASH = Buffer.from('\\');
+
+/** Hash `bytes` as they would read inside a JSON string: `"` and `\` gain a backslash. */
+function updateEscaped(h: Hash, bytes: Uint8Array): void {
+  let from = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === 0x22 || c === 0x5c) {
+      if (i > from) h.update(bytes.subarray(from, i));
+      h.update(BACKSLASH);
+      from = i;
+    }
+  }
+  if (from < bytes.length) h.update(bytes.subarray(from));
+}

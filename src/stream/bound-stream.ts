@@ -1,0 +1,67 @@
+/**
+ * Node stream wiring for the byte source: read a JSON document from any byte stream, bound it,
+ * and write the bounded JSON once it is complete (so a failure never leaves half an output that
+ * looks like success). Memory stays flat: the input is never held, and the output is bounded.
+ */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { BoundedJson } from '../engine/bound.js';
+import { ByteBudget } from '../engine/byte-source.js';
+import type { RootKind } from '../engine/budgeter.js';
+import { BudgetError } from '../engine/errors.js';
+import type { BudgetOptions } from '../engine/limits.js';
+import { resolveLimits, type ResolvedLimits } from '../engine/options.js';
+
+export interface BoundStreamOptions {
+  /** What the document is. @default 'auto' (a JSON-RPC response or a bare result) */
+  root?: RootKind;
+  /** Stops the work: the input is destroyed and the promise rejects with code `ABORTED`. */
+  signal?: AbortSignal | undefined;
+  /** Append a newline after the JSON (line-delimited output). @default false */
+  newline?: boolean;
+}
+
+type ByteInput = AsyncIterable<Uint8Array | string> & { destroy?: (err?: Error) => void };
+
+/** Bound the JSON document read from `input`; resolves with the bounded JSON text. */
+export async function boundBytes(
+  input: ByteInput,
+  limits: BudgetOptions | ResolvedLimits = {},
+  options: BoundStreamOptions = {},
+): Promise<BoundedJson> {
+  const resolved = resolveLimits(limits);
+  const { signal } = options;
+  const budget = new ByteBudget(resolved, options.root ?? 'auto');
+  const aborted = (): BudgetError =>
+    new BudgetError('ABORTED', `Bounding was aborted after ${budget.offset} bytes`, { offset: budget.offset });
+  if (signal?.aborted) throw aborted();
+  const onAbort = (): void => input.destroy?.(aborted());
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of input) {
+      if (signal?.aborted) throw aborted();
+      budget.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    }
+    if (signal?.aborted) throw aborted();
+    return budget.end();
+  } catch (e) {
+    input.destroy?.();
+    if (signal?.aborted && !(e instanceof BudgetError && e.code === 'ABORTED')) throw aborted();
+    throw e;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Bound the document read from `input` and write it to `output`, honouring backpressure. */
+export async function boundStream(
+  input: ByteInput,
+  output: Writable,
+  limits: BudgetOptions | ResolvedLimits = {},
+  options: BoundStreamOptions = {},
+): Promise<BoundedJson> {
+  const result = await boundBytes(input, limits, options);
+  const text = options.newline === true ? result.json + '\n' : result.json;
+  if (!output.write(text)) await once(output, 'drain');
+  return result;
+}
