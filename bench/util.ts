@@ -15,6 +15,7 @@ export interface Row {
   /** Median latency, ms. */
   median: number;
   p75: number;
+  p99: number;
   samples: number;
 }
 
@@ -24,7 +25,7 @@ export function rows(bench: Bench): Map<string, Row> {
   for (const t of bench.tasks as Task[]) {
     const r = t.result;
     if (r.state !== 'completed') throw new Error(`Task ${t.name} did not complete: ${r.state} ${'error' in r ? String(r.error) : ''}`);
-    out.set(t.name, { name: t.name, median: r.latency.p50, p75: r.latency.p75, samples: r.latency.samplesCount });
+    out.set(t.name, { name: t.name, median: r.latency.p50, p75: r.latency.p75, p99: r.latency.p99, samples: r.latency.samplesCount });
   }
   return out;
 }

@@ -10,6 +10,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { BudgetError } from './errors.js';
+import { SKIP_MORE, newSkipState, scanSkipJs, type SkipState } from './skip-scan.js';
+
+/** The skip scanner in use (a faster implementation may replace the reference one). */
+const scanSkip = scanSkipJs;
 
 /** The events a tokenizer source produces; the budgeter implements them. See budgeter.ts. */
 export interface JsonEvents {
@@ -48,8 +52,6 @@ export const MAX_KEY_UNITS = 1024 * 1024;
 /** A number token longer than this is rejected. */
 export const MAX_NUMBER_BYTES = 4096;
 
-const LITERALS = ['true', 'false', 'null'];
-
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -73,13 +75,11 @@ export class Tokenizer {
   private tokenText = '';
   private literal = '';
   // skip scanner
-  private skipDepth = 0;
-  private skipInString = false;
-  private skipEscape = false;
-  private bulkCount = 0;
-  private bulkSawValue = false;
+  private skip: SkipState = newSkipState(false, false);
   /** UTF-8 validation of skipped string bytes: an incomplete sequence carried to the next buffer. */
   private utfTail: Uint8Array | undefined;
+  /** Set when a cut string is being skipped: its end must still be reported. */
+  private skipStringEnd = false;
   private rootSeen = false;
   /** Raw-byte tap (see setTap): receives every consumed byte from `tapFrom` on. */
   private tap: ((bytes: Uint8Array) => void) | undefined;
@@ -264,9 +264,7 @@ export class Tokenizer {
       this.pendingSkipValue = false;
       if (c === 0x7b || c === 0x5b) return this.beginSkip(i);
       if (c === 0x22) {
-        this.skipDepth = 0;
-        this.skipInString = true;
-        this.skipEscape = false;
+        this.skip = newSkipState(false, true);
         this.state = S.Skip;
         return i + 1;
       }
@@ -296,9 +294,7 @@ export class Tokenizer {
           return i + 1;
         }
         // Omitted: skip the string as a depth-0 value.
-        this.skipDepth = 0;
-        this.skipInString = true;
-        this.skipEscape = false;
+        this.skip = newSkipState(false, true);
         this.state = S.Skip;
         return i + 1;
       case 0x74:
@@ -322,19 +318,13 @@ export class Tokenizer {
   private silent = false;
 
   private beginSkip(i: number): number {
-    this.skipDepth = 0;
-    this.skipInString = false;
-    this.skipEscape = false;
+    this.skip = newSkipState(false, false);
     this.state = S.Skip;
     return i;
   }
 
   private startBulk(): void {
-    this.skipDepth = 0;
-    this.skipInString = false;
-    this.skipEscape = false;
-    this.bulkCount = 0;
-    this.bulkSawValue = false;
+    this.skip = newSkipState(true, false);
     this.state = S.Bulk;
   }
 
@@ -348,112 +338,50 @@ export class Tokenizer {
   }
 
   /**
-   * Skip a value (Skip) or count the rest of a closed container (Bulk). Perf: inside strings,
-   * `indexOf` jumps to the next quote at memory speed; outside, one byte test per byte.
+   * Skip a value (Skip) or count the rest of a closed container (Bulk) with the skip scanner;
+   * UTF-8 of the skipped bytes is validated once per buffer region, natively.
    */
   private scanSkip(buf: Buffer, start: number): number {
-    const n = buf.length;
-    const bulk = this.state === S.Bulk;
-    let i = start;
-    let depth = this.skipDepth;
-    let segment = this.skipInString ? i : -1; // start of string bytes to validate as UTF-8
-    while (i < n) {
-      if (this.skipInString) {
-        if (this.skipEscape) {
-          this.skipEscape = false;
-          i++;
-          continue;
-        }
-        const q = indexOfQuote(buf, i);
-        if (q === -1) {
-          // No quote in this buffer: remember whether it ends inside an escape.
-          let bs = 0;
-          for (let k = n - 1; k >= i && buf[k] === 0x5c; k--) bs++;
-          this.skipEscape = bs % 2 === 1;
-          i = n;
-          break;
-        }
-        let bs = 0;
-        for (let k = q - 1; k >= i && buf[k] === 0x5c; k--) bs++;
-        i = q + 1;
-        if (bs % 2 === 1) continue; // escaped quote
-        this.checkSkippedUtf8(buf, segment, q);
-        segment = -1;
-        this.skipInString = false;
-        if (depth === 0 && !bulk) {
-          this.skipDepth = 0;
-          if (this.skipStringEnd) {
-            // A kept string that was cut: its end is still an event.
-            this.skipStringEnd = false;
-            this.pos = q;
-            this.events.stringEnd();
-          }
-          this.finishSkip();
-          return i;
-        }
-        continue;
-      }
-      const c = buf[i]!;
-      if (c === 0x22) {
-        this.skipInString = true;
-        segment = i + 1;
-        if (bulk && depth === 0) this.bulkSawValue = true;
-      } else if (c === 0x7b || c === 0x5b) {
-        if (bulk && depth === 0) this.bulkSawValue = true;
-        depth++;
-      } else if (c === 0x7d || c === 0x5d) {
-        if (depth === 0) {
-          // Bulk: the closed container itself ends here.
-          if (!bulk) this.fail(`unexpected ${describe(c)}`, i);
-          this.skipDepth = 0;
-          const array = this.stack[this.stack.length - 1]!;
-          if ((c === 0x5d) !== array) this.fail(`unexpected ${describe(c)}`, i);
-          const count = this.bulkCount + (this.bulkSawValue ? 1 : 0);
-          this.pos = i;
-          this.events.omitRest?.(count);
-          return this.closeContainer(i, array);
-        }
-        depth--;
-        if (depth === 0 && !bulk) {
-          this.skipDepth = 0;
-          this.pos = i + 1;
-          this.finishSkip();
-          return i + 1;
-        }
-      } else if (bulk && depth === 0) {
-        if (c === 0x2c) {
-          this.bulkCount++;
-          this.bulkSawValue = false;
-        } else if (!isWs(c)) {
-          this.bulkSawValue = true;
-        }
-      } else if (c >= 0x80) {
-        // Non-ASCII outside strings is never valid JSON.
-        this.fail(`unexpected byte 0x${c.toString(16)}`, i);
-      }
-      i++;
+    const st = this.skip;
+    const r = scanSkip(buf, start, st);
+    if (r === SKIP_MORE) {
+      this.checkSkippedUtf8(buf, start, buf.length, true);
+      return buf.length;
     }
-    this.skipDepth = depth;
-    if (segment !== -1) this.checkSkippedUtf8(buf, segment, n, true);
-    return n;
+    if (r < -1) this.fail(`unexpected ${describe(buf[-r - 2]!)}`, -r - 2);
+    this.checkSkippedUtf8(buf, start, r, false);
+    if (st.bulk) {
+      const c = buf[r]!;
+      const array = this.stack[this.stack.length - 1]!;
+      if ((c === 0x5d) !== array) this.fail(`unexpected ${describe(c)}`, r);
+      this.pos = r;
+      this.events.omitRest?.(st.commas + (st.sawValue ? 1 : 0));
+      return this.closeContainer(r, array);
+    }
+    if (this.skipStringEnd) {
+      // A kept string that was cut: its end is still an event (at its closing quote).
+      this.skipStringEnd = false;
+      this.pos = r - 1;
+      this.events.stringEnd();
+    }
+    this.pos = r;
+    this.finishSkip();
+    return r;
   }
 
   private finishSkip(): void {
     this.state = this.afterValue();
   }
 
-  /** Validate skipped string bytes as UTF-8 (native), carrying an incomplete tail. */
-  private checkSkippedUtf8(buf: Buffer, from: number, to: number, open = false): void {
-    if (from < 0 || to <= from) {
-      if (!open && this.utfTail !== undefined) this.fail('invalid UTF-8 in a string', from);
-      return;
-    }
+  /** Validate skipped bytes `[from, to)` as UTF-8 (native), carrying an incomplete tail when `open`. */
+  private checkSkippedUtf8(buf: Buffer, from: number, to: number, open: boolean): void {
     let region: Uint8Array = buf.subarray(from, to);
     if (this.utfTail !== undefined) {
       const joined = new Uint8Array(this.utfTail.length + region.length);
       joined.set(this.utfTail, 0);
       joined.set(region, this.utfTail.length);
       region = joined;
+      from -= this.utfTail.length;
       this.utfTail = undefined;
     }
     let end = region.length;
@@ -475,7 +403,7 @@ export class Tokenizer {
     }
     if (end > 0 && !isUtf8(region.subarray(0, end))) {
       const bad = firstInvalidUtf8(region.subarray(0, end));
-      this.fail('invalid UTF-8 in a string', from + bad);
+      this.fail('invalid UTF-8', from + bad);
     }
   }
 
@@ -562,9 +490,7 @@ export class Tokenizer {
 
   private skipRestOfString(): void {
     this.state = S.Skip;
-    this.skipDepth = 0;
-    this.skipInString = true;
-    this.skipEscape = false;
+    this.skip = newSkipState(false, true);
     this.skipStringEnd = true;
   }
 
@@ -584,9 +510,6 @@ export class Tokenizer {
     this.pos = at;
     if (!this.events.stringChunk(piece)) this.wanted = false;
   }
-
-  /** Set when a cut string is being skipped: its end must still be reported. */
-  private skipStringEnd = false;
 
   private endString(): void {
     if (this.inKey) {
@@ -662,10 +585,6 @@ function hexValue(c: number): number {
   if (c >= 0x61 && c <= 0x66) return c - 0x57;
   if (c >= 0x41 && c <= 0x46) return c - 0x37;
   return -1;
-}
-
-function indexOfQuote(buf: Uint8Array, from: number): number {
-  return buf.indexOf(0x22, from);
 }
 
 /**

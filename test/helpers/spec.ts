@@ -186,9 +186,7 @@ export function fitsSpec(input: unknown, limits: ResolvedLimits): boolean {
   if ('_meta' in parsed && !isObject(parsed._meta)) return false;
   if (isObject(parsed._meta) && Object.hasOwn(parsed._meta, REPORT_KEY)) return false;
   if (Array.isArray(parsed.content) && parsed.content.some(isNoticeBlock)) return false;
-  // No notice block excluded here: the last block is not special in an input.
-  const probe = Array.isArray(parsed.content) ? { ...parsed, content: [...parsed.content, {}] } : parsed;
-  return boundViolations(probe, limits, 'result').length === 0;
+  return boundViolations(parsed, limits, 'result').length === 0;
 }
 
 /** Assert the report's shape and invariants; returns violations. */

@@ -1,0 +1,153 @@
+/** fast-check generators shared by the engine tests: wire strings, JSON values, CallToolResults, limits. */
+import fc from 'fast-check';
+import { DEFAULT_LIMITS, type BudgetOptions } from '../../src/engine/limits.js';
+import { minResultBytes } from '../../src/engine/options.js';
+
+/** One UTF-16 "character" chosen to hit every escaping and encoding class of the wire format. */
+export const wireChar: fc.Arbitrary<string> = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom('a', 'b', 'x', 'Z', '0', '9', ' ', '{', '}', '[', ']', ':', ',', '~', '/', '\u007f') },
+  { weight: 2, arbitrary: fc.constantFrom('"', '\\') },
+  { weight: 2, arbitrary: fc.constantFrom('\n', '\t', '\b', '\f', '\r', '\u0000', '\u0001', '\u001f') },
+  { weight: 1, arbitrary: fc.constantFrom('é', 'ß', '\u0080', '\u07ff') },
+  { weight: 1, arbitrary: fc.constantFrom('€', '\u0800', '\u2028', '\u2029', '\ufeff', '\uffff') },
+  { weight: 2, arbitrary: fc.constantFrom('😀', '👍🏽', '\u{10000}', '\u{10ffff}') },
+  { weight: 1, arbitrary: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff') },
+);
+
+/** A string mixing every class of character; `repeat` makes some long ones cheaply. */
+export function wireString(maxLength = 24, maxRepeat = 1, minLength = 0): fc.Arbitrary<string> {
+  const base = fc.string({ unit: wireChar, minLength, maxLength });
+  if (maxRepeat <= 1) return base;
+  return fc.oneof(
+    { weight: 3, arbitrary: base },
+    { weight: 1, arbitrary: fc.tuple(base, fc.integer({ min: 2, max: maxRepeat })).map(([s, n]) => s.repeat(n)) },
+  );
+}
+
+/** Object keys: plain, pointer-escaping, unicode, empty, and some longer than small maxStringBytes. */
+export const keyArb: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('a', 'b', 'c', 'id', 'name', 'items', 'value', 'x', 'y', 'z') },
+  { weight: 2, arbitrary: fc.constantFrom('', 'a/b', 'm~n', '~1', '~0/', 'ü', '😀', 'a"b', 'line\nbreak', '0', '10') },
+  { weight: 1, arbitrary: fc.constantFrom('k'.repeat(40), 'ключ'.repeat(6), '\ud800key') },
+  { weight: 1, arbitrary: fc.string({ unit: wireChar, maxLength: 8 }) },
+);
+
+const scalarArb: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer({ min: -1000, max: 1_000_000 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  wireString(20, 30),
+);
+
+/** Random JSON values (depth-limited), objects with own, ordinary prototypes. */
+export const jsonValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown; array: unknown[]; object: Record<string, unknown> }>(
+  (tie) => ({
+    value: fc.oneof({ depthSize: 'small', maxDepth: 7, depthIdentifier: 'json' }, scalarArb, tie('array'), tie('object')),
+    array: fc.array(tie('value'), { maxLength: 14, depthIdentifier: 'json' }),
+    object: fc.dictionary(keyArb, tie('value'), { maxKeys: 14, noNullPrototype: true, depthIdentifier: 'json' }),
+  }),
+).value;
+
+export const jsonObject: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(keyArb, jsonValue, { maxKeys: 14, noNullPrototype: true });
+
+const base64Arb = fc
+  .tuple(fc.base64String({ maxLength: 64 }), fc.integer({ min: 1, max: 200 }))
+  .map(([s, n]) => (s.length % 4 === 0 ? s.repeat(n) : s));
+
+/**
+ * Text is never empty here: an empty text block is dropped once the text total is used up, which
+ * breaks idempotence (see "budgeter: keeps an empty text block when the text total is used up").
+ */
+const textArb = (maxLength: number, maxRepeat: number): fc.Arbitrary<string> => wireString(maxLength, maxRepeat, 1);
+
+const textBlock = fc.record(
+  { type: fc.constant('text'), text: textArb(40, 200), annotations: fc.record({ priority: fc.double({ min: 0, max: 1, noNaN: true }) }), _meta: jsonObject },
+  { requiredKeys: ['type', 'text'] },
+);
+const binaryBlock = fc.record(
+  { type: fc.constantFrom('image', 'audio'), data: base64Arb, mimeType: fc.constantFrom('image/png', 'audio/wav') },
+  { requiredKeys: ['type', 'data', 'mimeType'] },
+);
+const resourceBlock = fc.record({
+  type: fc.constant('resource'),
+  resource: fc.oneof(
+    fc.record({ uri: fc.constantFrom('file:///a.txt', 'mem://x'), mimeType: fc.constant('text/plain'), text: textArb(40, 100) }),
+    fc.record({ uri: fc.constantFrom('file:///a.bin'), blob: base64Arb }),
+  ),
+});
+const linkBlock = fc.record({ type: fc.constant('resource_link'), uri: fc.constant('file:///x'), name: wireString(10, 4) });
+export const blockArb: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 5, arbitrary: textBlock },
+  { weight: 2, arbitrary: binaryBlock },
+  { weight: 2, arbitrary: resourceBlock },
+  { weight: 1, arbitrary: linkBlock },
+  { weight: 1, arbitrary: jsonValue },
+);
+
+/**
+ * Random CallToolResults: text/image/audio/resource blocks, random structuredContent, `_meta`,
+ * `isError`, version-dependent and unknown fields, and sometimes a text block that is exactly the
+ * JSON of `structuredContent` (the mirror). `contentFirst` fixes `content` before `structuredContent`.
+ */
+export function callToolResult(options: { contentFirst?: boolean; unknownFields?: boolean } = {}): fc.Arbitrary<Record<string, unknown>> {
+  const unknown = options.unknownFields ?? true;
+  return fc
+    .record(
+      {
+        content: fc.oneof({ weight: 8, arbitrary: fc.array(blockArb, { maxLength: 7 }) }, { weight: 1, arbitrary: jsonValue }),
+        structuredContent: fc.oneof({ weight: 4, arbitrary: jsonObject }, { weight: 1, arbitrary: fc.array(jsonValue, { maxLength: 20 }) }),
+        isError: fc.oneof({ weight: 5, arbitrary: fc.boolean() }, { weight: 1, arbitrary: jsonValue }),
+        _meta: fc.oneof({ weight: 6, arbitrary: jsonObject }, { weight: 1, arbitrary: jsonValue }),
+        task: fc.record({ taskId: fc.constant('t-1'), status: fc.constant('working') }),
+        resultType: fc.constant('complete'),
+        foo: jsonValue,
+        nextCursor: fc.constant('c'),
+      },
+      { requiredKeys: [] },
+    )
+    .chain((r) => {
+      const keys = Object.keys(r).filter((k) => unknown || (k !== 'foo' && k !== 'nextCursor'));
+      const order = options.contentFirst
+        ? fc.constant(keys.filter((k) => k === 'content').concat(keys.filter((k) => k !== 'content')))
+        : fc.shuffledSubarray(keys, { minLength: keys.length, maxLength: keys.length });
+      return fc.tuple(order, fc.boolean(), fc.nat(7)).map(([ks, mirror, at]) => {
+        const out: Record<string, unknown> = {};
+        for (const k of ks) out[k] = r[k];
+        if (mirror && out.structuredContent !== undefined && Array.isArray(out.content)) {
+          const i = out.content.length === 0 ? 0 : at % out.content.length;
+          const content = [...(out.content as unknown[])];
+          content[i] = { type: 'text', text: JSON.stringify(out.structuredContent) };
+          out.content = content;
+        }
+        return out;
+      });
+    });
+}
+
+/** The protocol versions that change the allowed top-level fields. */
+export const protocolVersionArb = fc.constantFrom(undefined, '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28');
+
+/**
+ * Random valid limits, small enough that every bound engages on the generated results.
+ * `maxResultBytes` is the floor (`minResultBytes`) plus a random slack; `big` lifts it out of play.
+ */
+export function limitsArb(options: { minStringBytes?: number; bigResult?: boolean } = {}): fc.Arbitrary<BudgetOptions> {
+  return fc
+    .record({
+      maxTextBytes: fc.integer({ min: 1, max: 3000 }),
+      maxBlockBytes: fc.integer({ min: 1, max: 1500 }),
+      maxItems: fc.integer({ min: 1, max: 12 }),
+      maxKeys: fc.integer({ min: 1, max: 12 }),
+      maxStringBytes: fc.integer({ min: options.minStringBytes ?? 16, max: 300 }),
+      maxDepth: fc.integer({ min: 4, max: 9 }),
+      maxOmittedPaths: fc.integer({ min: 0, max: 24 }),
+      notice: fc.boolean(),
+      protocolVersion: protocolVersionArb,
+      slack: fc.nat(6000),
+    })
+    .map(({ slack, ...l }) => {
+      const floor = minResultBytes({ ...DEFAULT_LIMITS, ...l });
+      return { ...l, maxResultBytes: options.bigResult ? 1024 * 1024 * 1024 : floor + slack };
+    });
+}
