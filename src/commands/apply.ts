@@ -3,7 +3,6 @@
  * write the bounded JSON to stdout. `memory` mode parses the input whole (fine up to a few MiB);
  * `stream` mode bounds the bytes as they arrive with flat memory. `auto` picks by size.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
@@ -13,6 +12,7 @@ import type { BudgetOptions } from '../engine/limits.js';
 import { resolveLimits } from '../engine/options.js';
 import { Tokenizer, type JsonEvents } from '../engine/tokenizer.js';
 import { boundStream } from '../stream/bound-stream.js';
+import { readChunks } from '../stream/read-chunks.js';
 
 export type ApplyMode = 'auto' | 'memory' | 'stream';
 
@@ -36,13 +36,15 @@ export async function runApply(opts: ApplyOptions): Promise<void> {
   if (mode === 'auto') {
     mode = opts.file !== '-' && (await stat(opts.file)).size <= AUTO_MEMORY_MAX_BYTES ? 'memory' : 'stream';
   }
-  const input = opts.file === '-' ? opts.stdin : createReadStream(opts.file, { highWaterMark: 1024 * 1024 });
+  // stdin is read through its descriptor when it is one (flat memory); a substitute stream otherwise.
+  const fd = opts.stdin === process.stdin ? 0 : undefined;
+  const input = opts.file !== '-' ? readChunks(opts.file) : fd !== undefined ? readChunks(fd) : opts.stdin;
   if (mode === 'stream') {
     await boundStream(input, opts.stdout, limits, { root: 'auto', signal: opts.signal, newline: true });
     return;
   }
   const chunks: Buffer[] = [];
-  for await (const c of input) chunks.push(c as Buffer);
+  for await (const c of input) chunks.push(Buffer.from(c as Buffer));
   const bytes = Buffer.concat(chunks);
   const value = parseWithOffset(bytes);
   const { json } = boundJson(value, limits, 'auto');

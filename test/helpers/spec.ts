@@ -103,6 +103,23 @@ export function isNoticeBlock(block: unknown): boolean {
   return isObject(block) && isObject(block._meta) && block._meta[NOTICE_KEY] === true;
 }
 
+/** Text bytes of `content[]` (block `text` and resource `text`), without the trailing notice block. */
+export function textStats(output: unknown): { total: number; empty: number } {
+  let total = 0;
+  let empty = 0;
+  if (!isObject(output) || !Array.isArray(output.content)) return { total, empty };
+  for (const block of output.content) {
+    if (!isObject(block) || isNoticeBlock(block)) continue;
+    for (const holder of [block, block.resource]) {
+      if (isObject(holder) && typeof holder.text === 'string') {
+        total += escapedBytes(holder.text);
+        if (holder.text === '') empty++;
+      }
+    }
+  }
+  return { total, empty };
+}
+
 type Role = 'result' | 'error' | 'content' | 'block' | 'resource' | 'meta' | 'errdata' | 'blockmeta' | 'generic';
 
 /**

@@ -1,0 +1,210 @@
+/*
+ * WebAssembly SIMD (simd128) kernel of the skip scanner: the same contract as `scanSkipJs` in
+ * src/engine/skip-scan.ts, over a window of bytes copied into this module's memory.
+ *
+ * Per 64-byte block (simdjson-style): bit masks of quotes, backslashes, brackets; backslash runs
+ * of odd length escape the next byte (carried across blocks); unescaped quotes give the in-string
+ * mask by prefix xor; brackets outside strings are walked in order only when the depth can reach
+ * 0 inside the block (returns, and in bulk mode the depth-0 region where commas and values count).
+ * A block holding a backslash outside strings (invalid JSON, where the reference ignores it) or
+ * starting with the odd state "escape pending outside a string" runs through the scalar state
+ * machine instead, so results match the reference on any bytes.
+ *
+ * Build: scripts/build-wasm.sh (writes src/engine/wasm/skip-scan-wasm.ts).
+ */
+#include <stdint.h>
+#include <wasm_simd128.h>
+
+typedef uint64_t u64;
+
+/* Scanner state, shared with JS through memory (see state_ptr). */
+struct State {
+  int32_t depth;
+  int32_t in_string;
+  int32_t escape;
+  int32_t bulk;
+  int32_t commas; /* commas counted by this call (a delta; JS adds it) */
+  int32_t saw_value;
+};
+static struct State S;
+
+extern unsigned char __heap_base;
+
+__attribute__((export_name("state_ptr"))) struct State *state_ptr(void) { return &S; }
+/* First free byte of memory: JS copies the window here (aligned up) and pads 64 spaces after it. */
+__attribute__((export_name("heap_base"))) uintptr_t heap_base(void) { return (uintptr_t)&__heap_base; }
+
+/* The reference state machine, one byte at a time, over p[i..end). Returns a result or -1. */
+static int32_t scalar(const uint8_t *p, int32_t i, int32_t end) {
+  for (; i < end; i++) {
+    uint8_t c = p[i];
+    if (S.in_string) {
+      if (S.escape) {
+        S.escape = 0;
+      } else if (c == '\\') {
+        S.escape = 1;
+      } else if (c == '"') {
+        S.in_string = 0;
+        if (S.depth == 0 && !S.bulk) return i + 1;
+      }
+      continue;
+    }
+    int d0 = S.bulk && S.depth == 0;
+    switch (c) {
+      case '"':
+        S.in_string = 1;
+        if (d0) S.saw_value = 1;
+        break;
+      case '{':
+      case '[':
+        if (d0) S.saw_value = 1;
+        S.depth++;
+        break;
+      case '}':
+      case ']':
+        if (S.depth == 0) return S.bulk ? i : -(i + 2);
+        S.depth--;
+        if (S.depth == 0 && !S.bulk) return i + 1;
+        break;
+      case ',':
+        if (d0) {
+          S.commas++;
+          S.saw_value = 0;
+        }
+        break;
+      default:
+        if (d0 && c > 0x20) S.saw_value = 1;
+    }
+  }
+  return -1;
+}
+
+static inline u64 bits16(v128_t v) { return (u64)(uint16_t)wasm_i8x16_bitmask(v); }
+static inline u64 bits64(v128_t a, v128_t b, v128_t c, v128_t d) {
+  return bits16(a) | bits16(b) << 16 | bits16(c) << 32 | bits16(d) << 48;
+}
+#define EQ64(x)                                                                                    \
+  bits64(wasm_i8x16_eq(v0, x), wasm_i8x16_eq(v1, x), wasm_i8x16_eq(v2, x), wasm_i8x16_eq(v3, x))
+
+/* Bits s..63 (none when s >= 64). */
+static inline u64 from_bit(int s) { return s >= 64 ? 0 : ~(u64)0 << s; }
+static inline u64 bit_range(int s, int e) { return from_bit(s) & ~from_bit(e); }
+
+/* Positions escaped by an odd backslash run (simdjson's find_escaped); carries *prev. */
+static inline u64 find_escaped(u64 backslash, u64 *prev) {
+  const u64 even = 0x5555555555555555ULL;
+  backslash &= ~*prev;
+  u64 follows = backslash << 1 | *prev;
+  u64 odd_starts = backslash & ~even & ~follows;
+  u64 seq_even = odd_starts + backslash;
+  *prev = seq_even < odd_starts;
+  u64 invert = seq_even << 1;
+  return (even ^ invert) & follows;
+}
+
+static inline u64 prefix_xor(u64 x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
+/* Scan p[0..len) (followed by 64 bytes of spaces) from state S. Same results as scanSkipJs. */
+__attribute__((export_name("scan"))) int32_t scan(const uint8_t *p, int32_t len) {
+  const v128_t quote = wasm_i8x16_splat('"'), bslash = wasm_i8x16_splat('\\');
+  const v128_t lower = wasm_i8x16_splat(0x20), open_c = wasm_i8x16_splat('{');
+  const v128_t close_c = wasm_i8x16_splat('}'), comma_c = wasm_i8x16_splat(',');
+  const int bulk = S.bulk;
+  for (int32_t b = 0; b < len; b += 64) {
+    const int32_t rest = len - b;
+    if (S.escape && !S.in_string) {
+      int32_t r = scalar(p, b, rest < 64 ? len : b + 64);
+      if (r != -1) return r;
+      continue;
+    }
+    const uint8_t *q = p + b;
+    v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
+    v128_t v2 = wasm_v128_load(q + 32), v3 = wasm_v128_load(q + 48);
+    u64 bs = EQ64(bslash), qt = EQ64(quote);
+    u64 esc = S.escape, prev_in = S.in_string ? ~(u64)0 : 0;
+    u64 escaped = (bs | esc) ? find_escaped(bs, &esc) : 0;
+    u64 qb = qt & ~escaped;
+    if (prev_in && !qb) { /* the whole block inside a string */
+      S.escape = rest < 64 ? (int32_t)(escaped >> rest & 1) : (int32_t)esc;
+      continue;
+    }
+    u64 ins = prefix_xor(qb) ^ prev_in;
+    if (bs & ~ins) { /* a backslash outside strings: the reference ignores it */
+      int32_t r = scalar(p, b, rest < 64 ? len : b + 64);
+      if (r != -1) return r;
+      continue;
+    }
+    v128_t t0 = wasm_v128_or(v0, lower), t1 = wasm_v128_or(v1, lower);
+    v128_t t2 = wasm_v128_or(v2, lower), t3 = wasm_v128_or(v3, lower);
+    u64 open = bits64(wasm_i8x16_eq(t0, open_c), wasm_i8x16_eq(t1, open_c), wasm_i8x16_eq(t2, open_c),
+                      wasm_i8x16_eq(t3, open_c)) & ~ins;
+    u64 close = bits64(wasm_i8x16_eq(t0, close_c), wasm_i8x16_eq(t1, close_c),
+                       wasm_i8x16_eq(t2, close_c), wasm_i8x16_eq(t3, close_c)) & ~ins;
+    int32_t depth = S.depth;
+    S.in_string = (int32_t)(ins >> 63);
+    S.escape = rest < 64 ? (int32_t)(escaped >> rest & 1) : (int32_t)esc;
+    if (depth > __builtin_popcountll(close)) { /* depth stays above 0 in this block */
+      S.depth = depth + __builtin_popcountll(open) - __builtin_popcountll(close);
+      continue;
+    }
+    if (!bulk) {
+      if (depth == 0) { /* a closing quote before the first bracket ends a string value */
+        u64 before = (open | close) ? ((open | close) & -(open | close)) - 1 : ~(u64)0;
+        u64 cq = qb & ~ins & before;
+        if (cq) return S.depth = 0, S.in_string = 0, S.escape = 0, b + __builtin_ctzll(cq) + 1;
+      }
+      for (u64 br = open | close; br; br &= br - 1) {
+        int i = __builtin_ctzll(br);
+        if (open >> i & 1) {
+          depth++;
+        } else {
+          if (depth == 0) return S.depth = 0, S.in_string = 0, S.escape = 0, -(b + i + 2);
+          if (--depth == 0) return S.depth = 0, S.in_string = 0, S.escape = 0, b + i + 1;
+        }
+      }
+      S.depth = depth;
+      continue;
+    }
+    /* bulk: the depth-0 region of the block, where commas and values count */
+    u64 d0 = 0;
+    int start = depth == 0 ? 0 : 64, ret = -1;
+    for (u64 br = open | close; br; br &= br - 1) {
+      int i = __builtin_ctzll(br);
+      if (open >> i & 1) {
+        if (depth++ == 0) d0 |= bit_range(start, i + 1);
+      } else {
+        if (depth == 0) {
+          d0 |= bit_range(start, i);
+          ret = i;
+          break;
+        }
+        if (--depth == 0) start = i + 1;
+      }
+    }
+    if (ret < 0 && depth == 0) d0 |= from_bit(start);
+    if (d0) {
+      u64 comma = EQ64(comma_c) & ~ins & d0;
+      u64 nonws = bits64(wasm_u8x16_gt(v0, lower), wasm_u8x16_gt(v1, lower), wasm_u8x16_gt(v2, lower),
+                         wasm_u8x16_gt(v3, lower));
+      u64 value = d0 & ((nonws & ~ins & ~qb & ~comma) | (qb & ins));
+      if (comma) {
+        int last = 63 - __builtin_clzll(comma);
+        S.commas += __builtin_popcountll(comma);
+        S.saw_value = (value & ~(((u64)2 << last) - 1)) != 0;
+      } else if (value) {
+        S.saw_value = 1;
+      }
+    }
+    S.depth = depth;
+    if (ret >= 0) return S.in_string = 0, S.escape = 0, b + ret;
+  }
+  return -1;
+}

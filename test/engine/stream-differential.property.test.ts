@@ -1,0 +1,113 @@
+/**
+ * Differential property: the byte source (ByteBudget over the bytes of `JSON.stringify(input)`)
+ * writes exactly what the in-memory path (`boundJson(input, limits, root)`) writes.
+ *
+ * Below the fit window the byte source parses the input and calls boundJson itself, so most
+ * properties here also pad the input past `fitWindowBytes(limits)`: then the tokenizer drives the
+ * budgeter directly (skip scanner, bulk tail counting, text-mirror hashing), which is what is
+ * being compared.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { boundJson } from '../../src/engine/bound.js';
+import { fitWindowBytes } from '../../src/engine/byte-source.js';
+import { resolveLimits } from '../../src/engine/options.js';
+import {
+  boundViaBytes,
+  docArb,
+  outcome,
+  padDoc,
+  paddingArb,
+  streamLimitsArb,
+  type Doc,
+} from '../helpers/stream-gen.js';
+
+const RUN = { numRuns: 200, interruptAfterTimeLimit: 8000 } as const;
+
+function compare(doc: Doc, options: object, expectStreamed: boolean): void {
+  const limits = resolveLimits(options);
+  const text = JSON.stringify(doc.value);
+  const bytes = Buffer.from(text, 'utf8');
+  if (expectStreamed) expect(bytes.length).toBeGreaterThan(fitWindowBytes(limits));
+  const expected = outcome(() => boundJson(doc.value, limits, doc.root));
+  let streamed: boolean | undefined;
+  const actual = outcome(() => {
+    const r = boundViaBytes(bytes, limits, doc.root);
+    streamed = r.streamed;
+    return r;
+  });
+  if (expectStreamed && streamed !== undefined) expect(streamed).toBe(true);
+  if (!expected.ok || !actual.ok || expected.json !== actual.json) {
+    // Keep the failure message small: a padded input is over a megabyte.
+    expect({ root: doc.root, limits: options, outcome: actual }).toEqual({ root: doc.root, limits: options, outcome: expected });
+  }
+  expect(actual).toEqual(expected);
+}
+
+describe('byte source vs in-memory bound (differential)', () => {
+  it('same output below the fit window (small path and early switch to streaming)', () => {
+    fc.assert(
+      fc.property(docArb(), streamLimitsArb, (doc, options) => compare(doc, options, false)),
+      RUN,
+    );
+  });
+
+  it('same output above the fit window (tokenizer + budgeter path)', () => {
+    fc.assert(
+      fc.property(docArb(), streamLimitsArb, paddingArb, (doc, options, pad) => {
+        const limits = resolveLimits(options);
+        compare(padDoc(doc, limits, pad), options, true);
+      }),
+      RUN,
+    );
+  });
+
+  it('same output for a text mirror of a structure that is cut (below the fit window)', () => {
+    fc.assert(
+      fc.property(docArb({ mirror: true }), streamLimitsArb, (doc, options) => compare(doc, options, false)),
+      RUN,
+    );
+  });
+
+  it('same output for a text mirror of a structure that is cut (above the fit window)', () => {
+    fc.assert(
+      fc.property(docArb({ mirror: true }), streamLimitsArb, paddingArb, (doc, options, pad) => {
+        const limits = resolveLimits(options);
+        compare(padDoc(doc, limits, pad), options, true);
+      }),
+      RUN,
+    );
+  });
+
+  it('same output when the mirrored structure itself is larger than the fit window', () => {
+    fc.assert(
+      fc.property(docArb({ mirror: true }), streamLimitsArb, paddingArb, (doc, options, pad) => {
+        const limits = resolveLimits(options);
+        const padded = padDoc(doc, limits, { ...pad, kind: 'mirror' });
+        const r = padded.result!;
+        const json = JSON.stringify(r.structuredContent);
+        expect((r.content as { text?: string }[]).some((b) => b?.text === json)).toBe(true);
+        compare(padded, options, true);
+      }),
+      { numRuns: 60, interruptAfterTimeLimit: 8000 },
+    );
+  });
+
+  it('a known example: mirror text, envelope with id last, streamed', () => {
+    const structure = { rows: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `row "${i}" é😀\n`, tags: ['a', 'b'] })) };
+    const result = {
+      content: [{ type: 'text', text: JSON.stringify(structure) }, { type: 'text', text: 'x'.repeat(2 << 20) }],
+      structuredContent: structure,
+    };
+    const options = { maxResultBytes: 8192, maxItems: 100 };
+    compare({ value: { result, jsonrpc: '2.0', id: 42 }, root: 'auto', result, error: undefined }, options, true);
+    const out = JSON.parse(boundViaBytes(Buffer.from(JSON.stringify({ result, jsonrpc: '2.0', id: 42 })), options).json) as {
+      result: { content: { text: string }[]; structuredContent: unknown };
+      id: number;
+    };
+    expect(Object.keys(out)).toEqual(['result', 'jsonrpc', 'id']);
+    expect(out.id).toBe(42);
+    // The mirror block now holds the JSON of the bounded structure.
+    expect(out.result.content[0]!.text).toBe(JSON.stringify(out.result.structuredContent));
+  });
+});
