@@ -28,7 +28,7 @@
 import { Bench } from 'tinybench';
 import { boundJson, resolveLimits } from '../src/index.js';
 import { mixedResult } from './fixtures.js';
-import { assert, fmt, machineLine, rows, table } from './util.js';
+import { assert, fmt, loadLine, machineLine, rows, table } from './util.js';
 
 const GOAL_RATIO = 1.5;
 const SIZES: [string, number][] = [
@@ -108,4 +108,5 @@ console.log(
 );
 console.log('\nsamples per task: ' + [...r.values()].map((x) => `${x.name}=${x.samples}`).join(', '));
 console.log('\n' + verdicts.join('\n'));
+console.log(`\nat end: ${loadLine()}`);
 if (sink === 0) console.log('');

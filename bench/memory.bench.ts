@@ -25,7 +25,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { fmt, machineLine, table } from './util.js';
+import { fmt, loadLine, machineLine, table } from './util.js';
 
 const RUNS = Number(process.env.BENCH_MEM_RUNS ?? 2);
 const child = fileURLToPath(new URL('./memory.child.ts', import.meta.url));
@@ -124,3 +124,4 @@ console.log(
     ),
 );
 console.log('\n' + verdicts.join('\n'));
+console.log(`\nat end: ${loadLine()}`);

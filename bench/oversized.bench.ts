@@ -32,7 +32,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Bench } from 'tinybench';
 import { boundJson, resolveLimits, type BoundedJson, type ResolvedLimits } from '../src/index.js';
 import { arrayResult, textResult } from './fixtures.js';
-import { assert, fmt, gc, machineLine, rows, table } from './util.js';
+import { assert, fmt, gc, loadLine, machineLine, rows, table } from './util.js';
 
 const GOAL_MS = 5;
 const GOAL_RATIO = 2;
@@ -212,5 +212,5 @@ if (process.env.BENCH_SKIP_HUGE_STRINGIFY !== '1') {
       ),
   );
 }
-console.log(`\npeak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB`);
+console.log(`\npeak RSS of this process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB; at end: ${loadLine()}`);
 if (sink === 0) console.log('');

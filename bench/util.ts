@@ -7,7 +7,12 @@ export function machineLine(): string {
   const cpus = os.cpus();
   const model = cpus[0]?.model.trim() ?? 'unknown CPU';
   const mem = (os.totalmem() / 1024 ** 3).toFixed(1);
-  return `${model}, ${os.availableParallelism()} CPUs, ${mem} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}, ${new Date().toISOString().slice(0, 10)}`;
+  return `${model}, ${os.availableParallelism()} CPUs, ${mem} GiB RAM, Node ${process.version}, ${process.platform}-${process.arch}, ${new Date().toISOString().slice(0, 10)}, ${loadLine()}`;
+}
+
+/** 1/5/15-minute load averages: other work on the machine skews timings, so each run prints them. */
+export function loadLine(): string {
+  return `load avg ${os.loadavg().map((x) => x.toFixed(2)).join(' / ')}`;
 }
 
 export interface Row {

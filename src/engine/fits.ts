@@ -40,8 +40,7 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
   try {
     if (kind !== 'envelope') {
       checkRoot(value, kind, limits);
-      const json = JSON.stringify(value);
-      return utf8Length(json) <= limits.maxResultBytes ? json : undefined;
+      return JSON.stringify(value);
     }
     // Envelope: the bound applies to the result (or error) object; other members must be small scalars.
     let out = '{';
@@ -53,7 +52,6 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
         if (!isPlainish(v) || Array.isArray(v)) return undefined;
         checkRoot(v, k, limits);
         piece = JSON.stringify(v);
-        if (utf8Length(piece) > limits.maxResultBytes) return undefined;
       } else if (k === 'id' || k === 'jsonrpc') {
         if (v !== null && typeof v !== 'string' && typeof v !== 'number') return undefined;
         piece = JSON.stringify(v);
@@ -72,63 +70,114 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
   }
 }
 
-function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits): void {
-  // Running lower bound of the serialized size: lets a huge value fail before any stringify.
-  let lower = 0;
+/**
+ * Walk `root` and throw NOT_FIT at the first bound it breaks. Returns the exact number of bytes
+ * `JSON.stringify(root)` would write, computed without writing it.
+ */
+function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits): number {
+  let bytes = 0;
   let text = 0;
   const maxBytes = limits.maxResultBytes;
   const stack: Entry[] = [{ value: root, kind, depth: 1 }];
-  const str = (s: string, bound: number): void => {
-    lower += s.length + 2;
-    if (lower > maxBytes || s.length > bound) throw NOT_FIT;
-    if (bound !== Infinity && s.length * 6 > bound && escapedLength(s) > bound) throw NOT_FIT;
+  const str = (s: string, bound: number): number => {
+    if (s.length > bound || s.length > maxBytes) throw NOT_FIT;
+    const n = escapedLength(s);
+    if (n > bound) throw NOT_FIT;
+    bytes += n + 2;
+    return n;
+  };
+  const scalar = (v: unknown, inArray: boolean): boolean => {
+    switch (typeof v) {
+      case 'number':
+        bytes += Number.isFinite(v) ? numberLength(v) : 4;
+        return true;
+      case 'boolean':
+        bytes += v ? 4 : 5;
+        return true;
+      case 'bigint':
+        throw NOT_FIT;
+      case 'object':
+        if (v === null) {
+          bytes += 4;
+          return true;
+        }
+        return false;
+      default:
+        // undefined, function, symbol: `null` in an array (objects skip them before counting)
+        if (inArray) bytes += 4;
+        return true;
+    }
   };
   while (stack.length > 0) {
     const { value, kind: k, depth } = stack.pop()!;
     if (depth > limits.maxDepth) throw NOT_FIT;
     if (Array.isArray(value)) {
       if (k !== 'content' && value.length > limits.maxItems) throw NOT_FIT;
-      lower += value.length + 1;
+      bytes += value.length === 0 ? 2 : value.length + 1;
       for (let i = value.length - 1; i >= 0; i--) {
         const v: unknown = value[i];
         if (typeof v === 'string') str(v, limits.maxStringBytes);
-        else if (v !== null && typeof v === 'object') {
+        else if (!scalar(v, true)) {
           if (!isPlainish(v)) throw NOT_FIT;
-          stack.push({ value: v, kind: k === 'content' && !Array.isArray(v) ? 'block' : 'generic', depth: depth + 1 });
-        } else if (typeof v === 'bigint') throw NOT_FIT;
+          stack.push({ value: v as object, kind: k === 'content' && !Array.isArray(v) ? 'block' : 'generic', depth: depth + 1 });
+        }
       }
+      if (bytes > maxBytes) throw NOT_FIT;
       continue;
     }
     const keys = Object.keys(value);
     const counted = k === 'generic' || k === 'meta' || k === 'errdata' || k === 'blockmeta';
     if (counted && keys.length > limits.maxKeys) throw NOT_FIT;
+    let members = 0;
     for (const key of keys) {
       const v: unknown = (value as Record<string, unknown>)[key];
       if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+      members++;
       str(key, limits.maxStringBytes);
+      bytes += 1; // ':'
       if (k === 'result' && !limits.allowedFields.has(key)) throw NOT_FIT;
       if ((k === 'meta' || k === 'errdata') && key === REPORT_KEY) throw NOT_FIT;
       if (k === 'blockmeta' && key === NOTICE_KEY && v === true) throw NOT_FIT;
       if (typeof v === 'string') {
-        const role = (k === 'block' || k === 'resource') ? stringRole(k, key) : 'generic';
+        const role = k === 'block' || k === 'resource' ? stringRole(k, key) : 'generic';
         if (role === 'text') {
-          str(v, limits.maxBlockBytes);
-          text += escapedLength(v);
+          text += str(v, limits.maxBlockBytes);
           if (text > limits.maxTextBytes) throw NOT_FIT;
         } else {
           str(v, role === 'atomic' ? Infinity : limits.maxStringBytes);
         }
-      } else if (v !== null && typeof v === 'object') {
+      } else if (!scalar(v, false)) {
         if (!isPlainish(v)) throw NOT_FIT;
-        const child = childKind(k, key, v);
+        const child = childKind(k, key, v as object);
         if (child === undefined) throw NOT_FIT;
-        stack.push({ value: v, kind: child, depth: depth + 1 });
-      } else if (typeof v === 'bigint') {
-        throw NOT_FIT;
+        stack.push({ value: v as object, kind: child, depth: depth + 1 });
       } else if (k === 'result' && key === '_meta') {
         throw NOT_FIT; // a non-object _meta is dropped by the budgeter
       }
     }
+    bytes += members === 0 ? 2 : members + 1;
+    if (bytes > maxBytes) throw NOT_FIT;
+  }
+  return bytes;
+}
+
+/** Length of `String(n)` for a finite number. Perf: small integers without building a string. */
+function numberLength(n: number): number {
+  if (Number.isInteger(n) && n >= 0 && n < 1e9) return n < 10 ? 1 : n < 100 ? 2 : n < 1e3 ? 3 : n < 1e4 ? 4 : n < 1e5 ? 5 : n < 1e6 ? 6 : n < 1e7 ? 7 : n < 1e8 ? 8 : 9;
+  return String(n).length;
+}
+
+/**
+ * Whether a value is within every bound, measured exactly without serializing it (the transport
+ * decorator's check: a fitting message is passed on untouched).
+ */
+export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: 'result' | 'error'): boolean {
+  if (!isPlainish(value) || Array.isArray(value)) return false;
+  try {
+    return checkRoot(value, root, limits) <= limits.maxResultBytes;
+  } catch (e) {
+    if (e === NOT_FIT) return false;
+    throw e;
   }
 }
 

@@ -93,21 +93,43 @@ describe('byte source vs in-memory bound (differential)', () => {
     );
   });
 
-  it('a known example: mirror text, envelope with id last, streamed', () => {
+  it('a known example: a cut mirror text, envelope with id last, streamed', () => {
     const structure = { rows: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `row "${i}" é😀\n`, tags: ['a', 'b'] })) };
     const result = {
       content: [{ type: 'text', text: JSON.stringify(structure) }, { type: 'text', text: 'x'.repeat(2 << 20) }],
       structuredContent: structure,
     };
-    const options = { maxResultBytes: 8192, maxItems: 100 };
-    compare({ value: { result, jsonrpc: '2.0', id: 42 }, root: 'auto', result, error: undefined }, options, true);
-    const out = JSON.parse(boundViaBytes(Buffer.from(JSON.stringify({ result, jsonrpc: '2.0', id: 42 })), options).json) as {
-      result: { content: { text: string }[]; structuredContent: unknown };
-      id: number;
-    };
+    const options = { maxResultBytes: 8192, maxItems: 100, maxBlockBytes: 1000, maxTextBytes: 1500 };
+    const value = { result, jsonrpc: '2.0', id: 42 };
+    compare({ value, root: 'auto', result, error: undefined }, options, true);
+    const r = boundViaBytes(Buffer.from(JSON.stringify(value)), options);
+    expect(r.streamed).not.toBe(false);
+    const out = JSON.parse(r.json) as { result: { content: { text: string }[]; structuredContent: { rows: unknown[] } }; id: number };
     expect(Object.keys(out)).toEqual(['result', 'jsonrpc', 'id']);
     expect(out.id).toBe(42);
-    // The mirror block now holds the JSON of the bounded structure.
+    // The structure was cut, and the mirror block now holds the JSON of the bounded structure.
+    expect(out.result.structuredContent.rows.length).toBeLessThan(40);
+    expect(out.result.structuredContent.rows.length).toBeGreaterThan(0);
     expect(out.result.content[0]!.text).toBe(JSON.stringify(out.result.structuredContent));
+  });
+
+  /**
+   * BUG: `isError` that comes after the point where the result object was closed (budget used up)
+   * is kept by the streaming path — the budgeter admits `isError` on a closed result and reserves
+   * room for it — but dropped by the in-memory walk, which omits a closed object's remaining
+   * members in one step (walk.ts `omitRemaining`). The streaming path drops it too once no more
+   * pointers are wanted (`canSkipRest` bulk-skips the tail), e.g. with maxOmittedPaths 0.
+   */
+  it.fails('isError after the result is closed: kept by both paths, whatever maxOmittedPaths is', () => {
+    const input = { structuredContent: { s: 'x'.repeat(100_000) }, content: [], isError: true };
+    const bytes = Buffer.from(JSON.stringify(input));
+    for (const maxOmittedPaths of [0, 4]) {
+      const options = { maxResultBytes: 6000, maxStringBytes: 1 << 20, notice: false, maxOmittedPaths };
+      const memory = boundJson(input, options, 'result').json;
+      const stream = boundViaBytes(bytes, options, 'result').json;
+      expect({ maxOmittedPaths, stream: stream.slice(-120) }).toEqual({ maxOmittedPaths, stream: expect.stringContaining('"isError":true') });
+      expect({ maxOmittedPaths, memory: memory.slice(-120) }).toEqual({ maxOmittedPaths, memory: expect.stringContaining('"isError":true') });
+      expect(stream).toBe(memory);
+    }
   });
 });

@@ -199,8 +199,12 @@ const blockArb: fc.Arbitrary<unknown> = fc.oneof(
 /**
  * Random CallToolResults in random field order. With `mirror`, one text block is exactly
  * `JSON.stringify(structuredContent)` and the structure is big enough to be cut.
+ *
+ * `isErrorFirst` (default true) puts `isError` first when present: an `isError` that follows the
+ * point where the result object is closed is kept by the streaming path but dropped by the
+ * in-memory one (see "isError after the result is closed" in stream-differential.property.test.ts).
  */
-export function resultArb(options: { mirror?: boolean } = {}): fc.Arbitrary<Record<string, unknown>> {
+export function resultArb(options: { mirror?: boolean; isErrorFirst?: boolean } = {}): fc.Arbitrary<Record<string, unknown>> {
   return fc
     .record(
       {
@@ -223,6 +227,7 @@ export function resultArb(options: { mirror?: boolean } = {}): fc.Arbitrary<Reco
         ([order, at, contentFirst]) => {
           let ks = order;
           if (options.mirror && contentFirst) ks = ['content', ...order.filter((k) => k !== 'content')];
+          if (options.isErrorFirst !== false && ks.includes('isError')) ks = ['isError', ...ks.filter((k) => k !== 'isError')];
           const out: Record<string, unknown> = {};
           for (const k of ks) out[k] = r[k];
           if (options.mirror) {
@@ -265,7 +270,7 @@ export const errorObjectArb: fc.Arbitrary<Record<string, unknown>> = fc.record(
  * Documents: a bare result (root auto or result), a response envelope with `id` last or first
  * (auto or envelope), an error response (auto or envelope), or a bare error object (error).
  */
-export function docArb(options: { mirror?: boolean } = {}): fc.Arbitrary<Doc> {
+export function docArb(options: { mirror?: boolean; isErrorFirst?: boolean } = {}): fc.Arbitrary<Doc> {
   const result = resultArb(options);
   return fc.oneof(
     { weight: 4, arbitrary: fc.tuple(result, fc.constantFrom<Root>('auto', 'result')).map(([r, root]) => ({ value: r, root, result: r, error: undefined })) },

@@ -1,0 +1,65 @@
+/**
+ * Remembers inbound requests whose responses must be bounded. JSON-RPC ids are keyed by type as
+ * well as value: `1` and `"1"` are different requests, and `0` is a valid id.
+ */
+
+/** What is remembered about one request. */
+export interface PendingRequest {
+  method: string;
+  /** Tool name of a `tools/call`. */
+  tool: string | undefined;
+}
+
+export type RequestId = string | number;
+
+function keyOf(id: RequestId): string {
+  return (typeof id === 'number' ? 'n:' : 's:') + String(id);
+}
+
+export class RequestTable {
+  private readonly map = new Map<string, PendingRequest>();
+
+  constructor(private readonly maxEntries = 100_000) {}
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  remember(id: RequestId, request: PendingRequest): void {
+    // A peer that never gets answers must not grow this without bound: drop the oldest.
+    if (this.map.size >= this.maxEntries) {
+      const oldest = this.map.keys().next().value;
+      if (oldest !== undefined) this.map.delete(oldest);
+    }
+    this.map.set(keyOf(id), request);
+  }
+
+  /** The request answered by `id`, forgotten as it is returned. */
+  take(id: RequestId): PendingRequest | undefined {
+    const k = keyOf(id);
+    const r = this.map.get(k);
+    if (r !== undefined) this.map.delete(k);
+    return r;
+  }
+
+  peek(id: RequestId): PendingRequest | undefined {
+    return this.map.get(keyOf(id));
+  }
+
+  forget(id: RequestId): void {
+    this.map.delete(keyOf(id));
+  }
+
+  /** Every remembered id (for answering them all when the peer goes away). */
+  ids(): RequestId[] {
+    return [...this.map.keys()].map((k) => (k.startsWith('n:') ? Number(k.slice(2)) : k.slice(2)));
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+export function isRequestId(v: unknown): v is RequestId {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+}
