@@ -3,14 +3,18 @@
  * `mcp-budget` — argument parsing only; every command is a function in its layer.
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
-import { parseBudgetArgs, budgetOptionsFromEnv, UsageError } from './cli/args.js';
+import { parseBudgetArgs, parseSize, budgetOptionsFromEnv, UsageError } from './cli/args.js';
 import { runApply, type ApplyMode } from './commands/apply.js';
 import { runDemo } from './commands/demo.js';
 import { BudgetError } from './engine/errors.js';
+import { resolveLimits } from './engine/options.js';
+import { DEFAULT_MAX_REQUEST_BYTES, runProxy } from './transport/proxy.js';
 
 const USAGE = `Usage:
   mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
       Bound one CallToolResult or JSON-RPC response (file or stdin) and print the bounded JSON.
+  mcp-budget proxy [budget flags] [--max-request-bytes N] -- COMMAND [ARGS...]
+      Run a stdio MCP server and bound every tools/call result it returns.
   mcp-budget demo [budget flags]
       Bound a generated oversized result and print what came out, with its report.
 
@@ -65,6 +69,36 @@ async function main(argv: string[]): Promise<number> {
         signal: ac.signal,
       });
       return 0;
+    }
+    case 'proxy': {
+      const sep = rest.indexOf('--');
+      const own = sep === -1 ? rest : rest.slice(0, sep);
+      const command = sep === -1 ? [] : rest.slice(sep + 1);
+      let maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+      for (let i = 0; i < own.length; i++) {
+        const a = own[i]!;
+        if (a === '--max-request-bytes' || a.startsWith('--max-request-bytes=')) {
+          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : own[++i];
+          if (v === undefined) throw new UsageError('`--max-request-bytes` needs a value');
+          maxRequestBytes = parseSize('--max-request-bytes', v);
+          if (maxRequestBytes < 1024 || maxRequestBytes > 1024 ** 3) {
+            throw new UsageError(`Expected \`--max-request-bytes\` to be from 1024 to ${1024 ** 3}, got ${v}`);
+          }
+        } else {
+          throw new UsageError(`Unknown argument \`${a}\` for proxy (put the server command after --)`);
+        }
+      }
+      if (command.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
+      resolveLimits(options); // reject bad limits before the server starts
+      return runProxy({
+        command: command[0]!,
+        args: command.slice(1),
+        limits: options,
+        maxRequestBytes,
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+      });
     }
     case 'demo':
       if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for demo`);

@@ -12,7 +12,7 @@ import { SKIP_SCAN_WASM_BASE64 } from './wasm/skip-scan-wasm.js';
 
 /** The first window copied per call, and the largest. */
 const FIRST_WINDOW = 4 * 1024;
-const MAX_WINDOW = 64 * 1024;
+const MAX_WINDOW = 256 * 1024;
 /** The kernel reads whole 64-byte blocks: the window is followed by this many spaces. */
 const PAD = 64;
 const PAGE = 65536;

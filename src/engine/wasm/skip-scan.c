@@ -112,65 +112,65 @@ static inline u64 prefix_xor(u64 x) {
   return x;
 }
 
+#define SAVE()                                                                                     \
+  (S.depth = depth, S.in_string = (int32_t)(prev_in & 1), S.escape = (int32_t)esc,                 \
+   S.commas = commas, S.saw_value = saw)
+#define LOAD()                                                                                     \
+  (depth = S.depth, prev_in = S.in_string ? ~(u64)0 : 0, esc = (u64)S.escape, commas = S.commas,   \
+   saw = S.saw_value)
+#define RETURN_AT(r)                                                                               \
+  return S.depth = 0, S.in_string = 0, S.escape = 0, S.commas = commas, S.saw_value = saw, (r)
+
 /* Scan p[0..len) (followed by 64 bytes of spaces) from state S. Same results as scanSkipJs. */
 __attribute__((export_name("scan"))) int32_t scan(const uint8_t *p, int32_t len) {
   const v128_t quote = wasm_i8x16_splat('"'), bslash = wasm_i8x16_splat('\\');
   const v128_t lower = wasm_i8x16_splat(0x20), open_c = wasm_i8x16_splat('{');
   const v128_t close_c = wasm_i8x16_splat('}'), comma_c = wasm_i8x16_splat(',');
   const int bulk = S.bulk;
+  int32_t depth, commas, saw;
+  u64 prev_in, esc; /* in string: all ones or 0; escape pending: 1 or 0 */
+  LOAD();
   for (int32_t b = 0; b < len; b += 64) {
     const int32_t rest = len - b;
-    if (S.escape && !S.in_string) {
-      int32_t r = scalar(p, b, rest < 64 ? len : b + 64);
-      if (r != -1) return r;
-      continue;
-    }
+    if (esc && !prev_in) goto scalar_block; /* escape pending outside a string (odd state) */
     const uint8_t *q = p + b;
     v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
     v128_t v2 = wasm_v128_load(q + 32), v3 = wasm_v128_load(q + 48);
     u64 bs = EQ64(bslash), qt = EQ64(quote);
-    u64 esc = S.escape, prev_in = S.in_string ? ~(u64)0 : 0;
+    u64 esc_in = esc;
     u64 escaped = (bs | esc) ? find_escaped(bs, &esc) : 0;
+    if (rest < 64) esc = escaped >> rest & 1; /* the padding is spaces */
     u64 qb = qt & ~escaped;
-    if (prev_in && !qb) { /* the whole block inside a string */
-      S.escape = rest < 64 ? (int32_t)(escaped >> rest & 1) : (int32_t)esc;
-      continue;
-    }
+    if (prev_in && !qb) continue; /* the whole block inside a string */
     u64 ins = prefix_xor(qb) ^ prev_in;
     if (bs & ~ins) { /* a backslash outside strings: the reference ignores it */
-      int32_t r = scalar(p, b, rest < 64 ? len : b + 64);
-      if (r != -1) return r;
-      continue;
+      esc = esc_in;
+      goto scalar_block;
     }
+    prev_in = (u64)((int64_t)ins >> 63);
     v128_t t0 = wasm_v128_or(v0, lower), t1 = wasm_v128_or(v1, lower);
     v128_t t2 = wasm_v128_or(v2, lower), t3 = wasm_v128_or(v3, lower);
     u64 open = bits64(wasm_i8x16_eq(t0, open_c), wasm_i8x16_eq(t1, open_c), wasm_i8x16_eq(t2, open_c),
                       wasm_i8x16_eq(t3, open_c)) & ~ins;
     u64 close = bits64(wasm_i8x16_eq(t0, close_c), wasm_i8x16_eq(t1, close_c),
                        wasm_i8x16_eq(t2, close_c), wasm_i8x16_eq(t3, close_c)) & ~ins;
-    int32_t depth = S.depth;
-    S.in_string = (int32_t)(ins >> 63);
-    S.escape = rest < 64 ? (int32_t)(escaped >> rest & 1) : (int32_t)esc;
-    if (depth > __builtin_popcountll(close)) { /* depth stays above 0 in this block */
-      S.depth = depth + __builtin_popcountll(open) - __builtin_popcountll(close);
+    int nclose = __builtin_popcountll(close);
+    if (depth > nclose) { /* depth stays above 0 in this block */
+      depth += __builtin_popcountll(open) - nclose;
       continue;
     }
     if (!bulk) {
       if (depth == 0) { /* a closing quote before the first bracket ends a string value */
-        u64 before = (open | close) ? ((open | close) & -(open | close)) - 1 : ~(u64)0;
-        u64 cq = qb & ~ins & before;
-        if (cq) return S.depth = 0, S.in_string = 0, S.escape = 0, b + __builtin_ctzll(cq) + 1;
+        u64 br = open | close;
+        u64 cq = qb & ~ins & (br ? (br & -br) - 1 : ~(u64)0);
+        if (cq) RETURN_AT(b + __builtin_ctzll(cq) + 1);
       }
       for (u64 br = open | close; br; br &= br - 1) {
         int i = __builtin_ctzll(br);
-        if (open >> i & 1) {
-          depth++;
-        } else {
-          if (depth == 0) return S.depth = 0, S.in_string = 0, S.escape = 0, -(b + i + 2);
-          if (--depth == 0) return S.depth = 0, S.in_string = 0, S.escape = 0, b + i + 1;
-        }
+        int is_open = (int)(open >> i & 1);
+        if (!is_open && depth <= 1) RETURN_AT(depth ? b + i + 1 : -(b + i + 2));
+        depth += 2 * is_open - 1;
       }
-      S.depth = depth;
       continue;
     }
     /* bulk: the depth-0 region of the block, where commas and values count */
@@ -178,33 +178,47 @@ __attribute__((export_name("scan"))) int32_t scan(const uint8_t *p, int32_t len)
     int start = depth == 0 ? 0 : 64, ret = -1;
     for (u64 br = open | close; br; br &= br - 1) {
       int i = __builtin_ctzll(br);
-      if (open >> i & 1) {
-        if (depth++ == 0) d0 |= bit_range(start, i + 1);
-      } else {
-        if (depth == 0) {
+      int is_open = (int)(open >> i & 1);
+      if (depth == 0) {
+        if (!is_open) {
           d0 |= bit_range(start, i);
           ret = i;
           break;
         }
-        if (--depth == 0) start = i + 1;
+        d0 |= bit_range(start, i + 1);
       }
+      depth += 2 * is_open - 1;
+      start = depth == 0 ? i + 1 : start;
     }
     if (ret < 0 && depth == 0) d0 |= from_bit(start);
     if (d0) {
-      u64 comma = EQ64(comma_c) & ~ins & d0;
-      u64 nonws = bits64(wasm_u8x16_gt(v0, lower), wasm_u8x16_gt(v1, lower), wasm_u8x16_gt(v2, lower),
-                         wasm_u8x16_gt(v3, lower));
-      u64 value = d0 & ((nonws & ~ins & ~qb & ~comma) | (qb & ins));
+      /* Values: opening quotes and brackets, and the other bytes above space except commas; the
+       * last two only looked at when the first do not decide sawValue. */
+      u64 known = d0 & ((qb & ins) | open);
+      u64 cand = d0 & ~ins & ~qb & ~open;
+      u64 comma = cand ? EQ64(comma_c) & cand : 0, after = ~(u64)0;
       if (comma) {
         int last = 63 - __builtin_clzll(comma);
-        S.commas += __builtin_popcountll(comma);
-        S.saw_value = (value & ~(((u64)2 << last) - 1)) != 0;
-      } else if (value) {
-        S.saw_value = 1;
+        commas += __builtin_popcountll(comma);
+        after = ~(((u64)2 << last) - 1);
+        saw = 0;
+      }
+      if (known & after) {
+        saw = 1;
+      } else if (cand & after & ~comma) {
+        u64 nonws = bits64(wasm_u8x16_gt(v0, lower), wasm_u8x16_gt(v1, lower), wasm_u8x16_gt(v2, lower),
+                           wasm_u8x16_gt(v3, lower));
+        if (nonws & cand & after & ~comma) saw = 1;
       }
     }
-    S.depth = depth;
-    if (ret >= 0) return S.in_string = 0, S.escape = 0, b + ret;
+    if (ret >= 0) RETURN_AT(b + ret);
+    continue;
+  scalar_block:
+    SAVE();
+    int32_t r = scalar(p, b, rest < 64 ? len : b + 64);
+    if (r != -1) return r;
+    LOAD();
   }
+  SAVE();
   return -1;
 }
