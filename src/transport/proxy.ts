@@ -14,6 +14,7 @@ import { ByteBudget } from '../engine/byte-source.js';
 import { BudgetError } from '../engine/errors.js';
 import type { BudgetOptions } from '../engine/limits.js';
 import { LineFramer } from './line-framer.js';
+import { StreamedBytesCollector } from './memory.js';
 import { isRequestId, RequestTable, type RequestId } from './request-ids.js';
 import { BOUNDED_METHODS, ResponseBudget } from './response-budget.js';
 
@@ -176,6 +177,7 @@ class Proxy {
   private wireServerToClient(): void {
     const fromServer = this.child.stdout!;
     let stream: { budget: ByteBudget; failed: string | undefined } | undefined;
+    const collector = new StreamedBytesCollector();
     const framer = new LineFramer(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, {
       line: (bytes) => this.serverLine(bytes),
       long: {
@@ -183,6 +185,7 @@ class Proxy {
           stream = { budget: new ByteBudget(this.budget.limits, 'envelope'), failed: undefined };
         },
         chunk: (bytes) => {
+          collector.add(bytes.length);
           if (stream === undefined || stream.failed !== undefined) return;
           try {
             stream.budget.write(bytes);

@@ -254,13 +254,30 @@ describe('tokenizer: events for every token kind', () => {
     ]);
   });
 
-  it('offset counts the bytes consumed so far', () => {
+  /**
+   * BUG: between writes, `offset` ("Bytes consumed so far") counts the last chunk twice:
+   * `write` adds the chunk length to `base` but leaves `pos` at the end of that chunk. It feeds
+   * ByteBudget.offset and so the offset named by boundBytes' ABORTED error.
+   */
+  it.fails('offset counts the bytes consumed so far (between writes)', () => {
     const tok = new Tokenizer(recorder().consumer);
     tok.write(Buffer.from('{"a": [1, 2'));
-    expect(tok.offset).toBe(11);
+    expect(tok.offset).toBe(11); // actual: 22
     tok.write(Buffer.from(']}'));
-    expect(tok.offset).toBe(13);
+    expect(tok.offset).toBe(13); // actual: 15
     tok.end();
+  });
+
+  it('offset inside a consumer callback is the position of the token', () => {
+    const seen: number[] = [];
+    let tok!: Tokenizer;
+    const r = recorder();
+    tok = new Tokenizer({ ...r.consumer, scalar: (raw) => void seen.push(tok.offset, raw.length) });
+    tok.write(Buffer.from('[10, '));
+    tok.write(Buffer.from('2000 ]'));
+    tok.end();
+    // A number is reported at the byte after it.
+    expect(seen).toEqual([3, 2, 9, 4]);
   });
 });
 
@@ -463,7 +480,7 @@ describe('tokenizer: errors name the exact byte offset', () => {
     const doc = (prefix: string, bad: number[], suffix: string): Buffer => Buffer.concat([Buffer.from(prefix), Buffer.from(bad), Buffer.from(suffix)]);
     // Value of a refused key: a string, and a string inside a container.
     expectInvalid(doc('{"a":"xy', [0xff], '","b":1}'), 8, /invalid UTF-8/, { refuseKeys: ['a'] });
-    expectInvalid(doc('{"a":["x","€', [0xe2, 0x82], '"],"b":1}'), 15, /invalid UTF-8/, { refuseKeys: ['a'] });
+    expectInvalid(doc('{"a":["x","€', [0xe2, 0x82], '"],"b":1}'), 14, /invalid UTF-8/, { refuseKeys: ['a'] });
     expectInvalid(doc('{"a":{"k":"', [0xed, 0xa0, 0x80], '"}}'), 11, /invalid UTF-8/, { refuseKeys: ['a'] });
     // Outside strings inside a skipped container.
     expectInvalid(doc('{"a":[1,', [0xff], ']}'), 8, /invalid UTF-8/, { refuseKeys: ['a'] });
@@ -478,7 +495,8 @@ describe('tokenizer: errors name the exact byte offset', () => {
   });
 
   it('skipped regions are still checked for balance and termination', () => {
-    expectInvalid('{"a":[1,2}', 9, /unexpected/, { refuseKeys: ['a'] });
+    expectInvalid('{"a":[1,2]]', 10, /expected ',' or '}'/, { refuseKeys: ['a'] });
+    expectInvalid('{"a":[[1,2]', 11, /unexpected end of input/, { refuseKeys: ['a'] });
     expectInvalid('{"a":[1,2', 9, /unexpected end of input/, { refuseKeys: ['a'] });
     expectInvalid('{"a":"abc', 9, /unexpected end of input/, { refuseKeys: ['a'] });
     expectInvalid('{"a":"ab\\"}', 11, /unexpected end of input/, { refuseKeys: ['a'] });
@@ -494,6 +512,17 @@ describe('tokenizer: errors name the exact byte offset', () => {
     expect(err.code).toBe('INVALID_JSON');
     expect(err.data).toEqual({ offset: 3 });
     expect(err.message).toBe("Invalid JSON at byte offset 3: unexpected ',' where a value was expected");
+  });
+
+  /**
+   * Lenient by design ("not full grammar"): the skip scanner counts bracket depth without matching
+   * bracket kinds, so `[1,2}` inside a skipped value passes. JSON.parse (the CLI's memory mode)
+   * rejects the same document: the two modes disagree on validity here.
+   */
+  it('skipped values: bracket kinds are not matched, only depth (documented leniency)', () => {
+    expect(tokenize('{"a":[1,2},"b":1}', [], { refuseKeys: ['a'] })).toEqual(['{', 'key:a', 'key:b', 'scalar:1', '}']);
+    expect(tokenize('{"a":[1 2 x],"b":1}', [], { refuseKeys: ['a'] })).toEqual(['{', 'key:a', 'key:b', 'scalar:1', '}']);
+    expect(tokenize('{"a":"\u0001 raw \t ok","b":1}', [], { refuseKeys: ['a'] })).toEqual(['{', 'key:a', 'key:b', 'scalar:1', '}']);
   });
 
   it(`a number longer than MAX_NUMBER_BYTES is rejected`, () => {
@@ -598,7 +627,7 @@ describe('tokenizer: values the consumer omits are skipped without events', () =
       // At least the first 3 units arrived, none after the cut point's chunk.
       expect(text.join('').startsWith('abc')).toBe(true);
       expect(events.filter((e) => e === '">')).toHaveLength(2);
-      expect(events.slice(-4)).toEqual(['"<', 'chunk:next', '">', ']']);
+      expect(merged(events).slice(-4)).toEqual(['"<', 'chunk:next', '">', ']']);
     }
   });
 });

@@ -165,32 +165,34 @@ __attribute__((export_name("scan"))) int32_t scan(const uint8_t *p, int32_t len)
         u64 cq = qb & ~ins & (br ? (br & -br) - 1 : ~(u64)0);
         if (cq) RETURN_AT(b + __builtin_ctzll(cq) + 1);
       }
-      for (u64 br = open | close; br; br &= br - 1) {
-        int i = __builtin_ctzll(br);
-        int is_open = (int)(open >> i & 1);
-        if (!is_open && depth <= 1) RETURN_AT(depth ? b + i + 1 : -(b + i + 2));
-        depth += 2 * is_open - 1;
+      /* Only closing brackets can end the value: the depth before each, by popcounts. */
+      for (u64 c = close; c; c &= c - 1) {
+        int i = __builtin_ctzll(c);
+        u64 below = ((u64)1 << i) - 1;
+        int before = depth + __builtin_popcountll(open & below) - __builtin_popcountll(close & below);
+        if (before <= 1) RETURN_AT(before ? b + i + 1 : -(b + i + 2));
       }
+      depth += __builtin_popcountll(open) - nclose;
       continue;
     }
-    /* bulk: the depth-0 region of the block, where commas and values count */
-    u64 d0 = 0;
-    int start = depth == 0 ? 0 : 64, ret = -1;
-    for (u64 br = open | close; br; br &= br - 1) {
-      int i = __builtin_ctzll(br);
-      int is_open = (int)(open >> i & 1);
-      if (depth == 0) {
-        if (!is_open) {
-          d0 |= bit_range(start, i);
-          ret = i;
-          break;
-        }
-        d0 |= bit_range(start, i + 1);
+    /* Bulk: the depth-0 region of the block, where commas and values count. It runs from the
+     * block start (at depth 0) or a bracket closing to depth 0, to the next opening bracket
+     * included; a closing bracket at depth 0 ends the container (and the scan). */
+    u64 d0 = depth == 0 ? open ^ (open - 1) : 0;
+    int ret = -1;
+    for (u64 c = close; c; c &= c - 1) {
+      int i = __builtin_ctzll(c);
+      u64 below = ((u64)1 << i) - 1, upto = below << 1 | 1;
+      int before = depth + __builtin_popcountll(open & below) - __builtin_popcountll(close & below);
+      if (before == 0) {
+        ret = i;
+        d0 &= below;
+        break;
       }
-      depth += 2 * is_open - 1;
-      start = depth == 0 ? i + 1 : start;
+      u64 next = open & ~upto;
+      d0 |= before == 1 ? (next ^ (next - 1)) & ~upto : 0;
     }
-    if (ret < 0 && depth == 0) d0 |= from_bit(start);
+    depth += __builtin_popcountll(open) - nclose;
     if (d0) {
       /* Values: opening quotes and brackets, and the other bytes above space except commas; the
        * last two only looked at when the first do not decide sawValue. */
