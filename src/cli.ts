@@ -6,6 +6,7 @@
 import { parseBudgetArgs, parseSize, budgetOptionsFromEnv, UsageError } from './cli/args.js';
 import { runApply, type ApplyMode } from './commands/apply.js';
 import { runDemo } from './commands/demo.js';
+import { runServe } from './commands/serve.js';
 import { BudgetError } from './engine/errors.js';
 import { resolveLimits } from './engine/options.js';
 import { DEFAULT_MAX_REQUEST_BYTES, runProxy } from './transport/proxy.js';
@@ -15,6 +16,8 @@ const USAGE = `Usage:
       Bound one CallToolResult or JSON-RPC response (file or stdin) and print the bounded JSON.
   mcp-budget proxy [budget flags] [--max-request-bytes N] -- COMMAND [ARGS...]
       Run a stdio MCP server and bound every tools/call result it returns.
+  mcp-budget serve [--root DIR] [budget flags]
+      The workspace MCP server over stdio (default root: the current directory).
   mcp-budget demo [budget flags]
       Bound a generated oversized result and print what came out, with its report.
 
@@ -99,6 +102,21 @@ async function main(argv: string[]): Promise<number> {
         stdout: process.stdout,
         stderr: process.stderr,
       });
+    }
+    case 'serve': {
+      let root = process.cwd();
+      for (let i = 0; i < rest.length; i++) {
+        const a = rest[i]!;
+        if (a === '--root' || a.startsWith('--root=')) {
+          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+          if (v === undefined || v === '') throw new UsageError('`--root` needs a directory');
+          root = v;
+        } else {
+          throw new UsageError(`Unknown argument \`${a}\` for serve`);
+        }
+      }
+      await runServe(root, options);
+      return 0;
     }
     case 'demo':
       if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for demo`);

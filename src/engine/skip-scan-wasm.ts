@@ -3,7 +3,7 @@
  * base64 in ./wasm/skip-scan-wasm.ts): the same contract and results as {@link scanSkipJs}.
  *
  * The kernel reads bytes from its own memory, so each call copies the scanned region in, in
- * windows that start small (a skipped value often ends a few bytes in) and double up to 1 MiB,
+ * windows that start small (a skipped value often ends a few bytes in) and double up to 256 KiB,
  * carrying the state from window to window. The module is small and compiled synchronously, once,
  * on first use.
  */
@@ -11,12 +11,10 @@ import { SKIP_MORE, scanSkipJs, type SkipScan, type SkipState } from './skip-sca
 import { SKIP_SCAN_WASM_BASE64 } from './wasm/skip-scan-wasm.js';
 
 /** The first window copied per call, and the largest. */
-const FIRST_WINDOW = 4 * 1024;
+const FIRST_WINDOW = 1024;
 const MAX_WINDOW = 256 * 1024;
-/** The kernel reads whole 64-byte blocks: the window is followed by this many spaces. */
-const PAD = 64;
 const PAGE = 65536;
-/** Larger depths (never reached in practice) and negative ones go to the reference scanner. */
+/** Larger depths (never reached in practice), negative ones and odd starts go to the reference scanner. */
 const MAX_DEPTH = 0x3fffffff;
 
 /** The little of the WebAssembly API used here (the project's TS libs do not declare it). */
@@ -70,9 +68,9 @@ function views(k: Kernel): void {
   k.state = new Int32Array(buffer, k.exports.state_ptr(), 6);
 }
 
-/** Make room for a window of `len` bytes plus padding (memory only grows, and is reused). */
+/** Make room for a window of `len` bytes (memory only grows, and is reused). */
 function reserve(k: Kernel, len: number): void {
-  const need = k.data + len + PAD;
+  const need = k.data + len;
   const have = k.exports.memory.buffer.byteLength;
   if (need <= have) return;
   k.exports.memory.grow(Math.ceil((need - have) / PAGE));
@@ -82,7 +80,8 @@ function reserve(k: Kernel, len: number): void {
 /** WebAssembly SIMD implementation; throws if the runtime has no WebAssembly SIMD. */
 export const scanSkipWasm: SkipScan = (buf, start, st) => {
   const depth = st.depth;
-  if (!(Number.isInteger(depth) && depth >= 0 && depth <= MAX_DEPTH)) return scanSkipJs(buf, start, st);
+  const odd = !(Number.isInteger(depth) && depth >= 0 && depth <= MAX_DEPTH && Number.isInteger(start) && start >= 0);
+  if (odd) return scanSkipJs(buf, start, st);
   const k = (kernel ??= load());
   const n = buf.length;
   if (start >= n) return SKIP_MORE;
@@ -94,7 +93,6 @@ export const scanSkipWasm: SkipScan = (buf, start, st) => {
     const len = end - pos;
     reserve(k, len);
     k.bytes.set(buf.subarray(pos, end), k.data);
-    k.bytes.fill(0x20, k.data + len, k.data + len + PAD);
     const out = k.exports.scan(k.data, len);
     if (out !== SKIP_MORE) {
       // An index (>= 0) or an error -(index + 2), relative to the window.

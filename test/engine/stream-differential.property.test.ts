@@ -89,7 +89,42 @@ describe('byte source vs in-memory bound (differential)', () => {
         expect((r.content as { text?: string }[]).some((b) => b?.text === json)).toBe(true);
         compare(padded, options, true);
       }),
-      { numRuns: 60, interruptAfterTimeLimit: 8000 },
+      { numRuns: 40, interruptAfterTimeLimit: 6000 },
+    );
+  });
+
+  it('same output for insignificant whitespace (pretty-printed input, no mirror), above the fit window', () => {
+    fc.assert(
+      fc.property(docArb(), streamLimitsArb, paddingArb, fc.constantFrom(1, 2, '\t', ' \r\n '), (doc, options, pad, indent) => {
+        const limits = resolveLimits(options);
+        const padded = padDoc(doc, limits, { ...pad, kind: pad.kind === 'mirror' ? 'unknown' : pad.kind });
+        let text = JSON.stringify(padded.value, null, indent);
+        if (typeof indent === 'string' && indent.includes('\r')) text = text.replace(/\n/g, '\r\n');
+        const expected = outcome(() => boundJson(padded.value, limits, padded.root));
+        const actual = outcome(() => boundViaBytes(Buffer.from(`\n ${text} \t\n`), limits, padded.root));
+        if (!actual.ok || !expected.ok || actual.json !== expected.json) expect(actual).toEqual(expected);
+      }),
+      { numRuns: 60, interruptAfterTimeLimit: 4000 },
+    );
+  });
+
+  it('same output when bounding an already bounded result (earlier report and notice inside), padded', () => {
+    fc.assert(
+      fc.property(docArb(), streamLimitsArb, paddingArb, (doc, options, pad) => {
+        const limits = resolveLimits(options);
+        const first = boundJson(doc.value, limits, doc.root);
+        const value = JSON.parse(first.json) as Record<string, unknown>;
+        const isResponse = doc.root === 'envelope' || (doc.root === 'auto' && doc.value !== doc.result && doc.value !== doc.error);
+        const again: typeof doc = {
+          value,
+          root: doc.root,
+          result: doc.result === undefined ? undefined : isResponse ? (value.result as Record<string, unknown>) : value,
+          error: doc.error === undefined ? undefined : doc.value === doc.error ? value : (value.error as Record<string, unknown>),
+        };
+        compare(again, options, false);
+        compare(padDoc(again, limits, { ...pad, kind: pad.kind === 'mirror' ? 'unknown' : pad.kind }), options, true);
+      }),
+      { numRuns: 100, interruptAfterTimeLimit: 6000 },
     );
   });
 

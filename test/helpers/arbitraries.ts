@@ -126,21 +126,23 @@ export const protocolVersionArb = fc.constantFrom(undefined, '2025-03-26', '2025
 
 /**
  * Random valid limits, small enough that every bound engages on the generated results.
- * `maxResultBytes` is the floor (`minResultBytes`) plus a random slack; `big` lifts it out of play.
+ * `maxResultBytes` is the floor (`minResultBytes`) plus a random slack. `bigResult` lifts it out of
+ * play; `tight` makes it the bound that cuts first (roomy other limits, little slack).
  */
-export function limitsArb(options: { minStringBytes?: number; bigResult?: boolean } = {}): fc.Arbitrary<BudgetOptions> {
+export function limitsArb(options: { minStringBytes?: number; bigResult?: boolean; tight?: boolean } = {}): fc.Arbitrary<BudgetOptions> {
+  const tight = options.tight ?? false;
   return fc
     .record({
-      maxTextBytes: fc.integer({ min: 1, max: 3000 }),
-      maxBlockBytes: fc.integer({ min: 1, max: 1500 }),
-      maxItems: fc.integer({ min: 1, max: 12 }),
-      maxKeys: fc.integer({ min: 1, max: 12 }),
-      maxStringBytes: fc.integer({ min: options.minStringBytes ?? 16, max: 300 }),
+      maxTextBytes: fc.integer({ min: 1, max: tight ? 50_000 : 3000 }),
+      maxBlockBytes: fc.integer({ min: 1, max: tight ? 50_000 : 1500 }),
+      maxItems: fc.integer({ min: 1, max: tight ? 60 : 12 }),
+      maxKeys: fc.integer({ min: 1, max: tight ? 60 : 12 }),
+      maxStringBytes: fc.integer({ min: options.minStringBytes ?? 16, max: tight ? 5000 : 300 }),
       maxDepth: fc.integer({ min: 4, max: 9 }),
       maxOmittedPaths: fc.integer({ min: 0, max: 24 }),
       notice: fc.boolean(),
       protocolVersion: protocolVersionArb,
-      slack: fc.nat(6000),
+      slack: fc.nat(tight ? 400 : 6000),
     })
     .map(({ slack, ...l }) => {
       const floor = minResultBytes({ ...DEFAULT_LIMITS, ...l });

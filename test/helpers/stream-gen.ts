@@ -52,7 +52,9 @@ export function boundViaBytes(
   } else {
     const pieces = splitBytes(bytes, chunking);
     if (reuse) {
-      const scratch = new Uint8Array(Math.max(...pieces.map((p) => p.length), 1));
+      let largest = 1;
+      for (const p of pieces) largest = Math.max(largest, p.length);
+      const scratch = new Uint8Array(largest);
       for (const p of pieces) {
         scratch.set(p, 0);
         budget.write(scratch.subarray(0, p.length));
@@ -335,9 +337,12 @@ export const paddingArb: fc.Arbitrary<Padding> = fc.record({
   at: fc.nat(20),
 });
 
+/** `unit` repeated until its JSON is at least `bytes` long (lone surrogates may pair up when repeated). */
 function repeatTo(unit: string, bytes: number): string {
   const one = Buffer.byteLength(JSON.stringify(unit)) - 2;
-  return unit.repeat(Math.ceil(bytes / Math.max(1, one)));
+  let s = unit.repeat(Math.ceil(bytes / Math.max(1, one)));
+  while (Buffer.byteLength(JSON.stringify(s)) - 2 < bytes) s += s;
+  return s;
 }
 
 function insertKey(obj: Record<string, unknown>, key: string, value: unknown, at: number): Record<string, unknown> {

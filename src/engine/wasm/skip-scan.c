@@ -4,8 +4,9 @@
  *
  * Per 64-byte block (simdjson-style): bit masks of quotes, backslashes, brackets; backslash runs
  * of odd length escape the next byte (carried across blocks); unescaped quotes give the in-string
- * mask by prefix xor; brackets outside strings are walked in order only when the depth can reach
- * 0 inside the block (returns, and in bulk mode the depth-0 region where commas and values count).
+ * mask by prefix xor; brackets outside strings are counted, and only when the depth can reach 0
+ * inside the block are its closing brackets visited (their depth from popcounts) to find where it
+ * ends, and in bulk mode the depth-0 region where commas and values count.
  * A block holding a backslash outside strings (invalid JSON, where the reference ignores it) or
  * starting with the odd state "escape pending outside a string" runs through the scalar state
  * machine instead, so results match the reference on any bytes.
@@ -27,15 +28,20 @@ struct State {
   int32_t saw_value;
 };
 static struct State S;
+static uint8_t tail[64] __attribute__((aligned(16)));
+/* Byte constants, read from memory (kept opaque: V8 rebuilds a v128.const each time it is used). */
+#define SPLAT16(c) {c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c}
+__attribute__((used, aligned(16))) uint8_t K[6][16] = {SPLAT16('"'), SPLAT16('\\'), SPLAT16(0x20),
+                                                      SPLAT16('{'),  SPLAT16('}'), SPLAT16(',')};
 
 extern unsigned char __heap_base;
 
 __attribute__((export_name("state_ptr"))) struct State *state_ptr(void) { return &S; }
-/* First free byte of memory: JS copies the window here (aligned up) and pads 64 spaces after it. */
+/* First free byte of memory: JS copies the window here (aligned up). */
 __attribute__((export_name("heap_base"))) uintptr_t heap_base(void) { return (uintptr_t)&__heap_base; }
 
 /* The reference state machine, one byte at a time, over p[i..end). Returns a result or -1. */
-static int32_t scalar(const uint8_t *p, int32_t i, int32_t end) {
+__attribute__((noinline)) static int32_t scalar(const uint8_t *p, int32_t i, int32_t end) {
   for (; i < end; i++) {
     uint8_t c = p[i];
     if (S.in_string) {
@@ -86,9 +92,6 @@ static inline u64 bits64(v128_t a, v128_t b, v128_t c, v128_t d) {
 #define EQ64(x)                                                                                    \
   bits64(wasm_i8x16_eq(v0, x), wasm_i8x16_eq(v1, x), wasm_i8x16_eq(v2, x), wasm_i8x16_eq(v3, x))
 
-/* Bits s..63 (none when s >= 64). */
-static inline u64 from_bit(int s) { return s >= 64 ? 0 : ~(u64)0 << s; }
-static inline u64 bit_range(int s, int e) { return from_bit(s) & ~from_bit(e); }
 
 /* Positions escaped by an odd backslash run (simdjson's find_escaped); carries *prev. */
 static inline u64 find_escaped(u64 backslash, u64 *prev) {
@@ -121,11 +124,11 @@ static inline u64 prefix_xor(u64 x) {
 #define RETURN_AT(r)                                                                               \
   return S.depth = 0, S.in_string = 0, S.escape = 0, S.commas = commas, S.saw_value = saw, (r)
 
-/* Scan p[0..len) (followed by 64 bytes of spaces) from state S. Same results as scanSkipJs. */
+/* Scan p[0..len) from state S. Same results as scanSkipJs. */
 __attribute__((export_name("scan"))) int32_t scan(const uint8_t *p, int32_t len) {
-  const v128_t quote = wasm_i8x16_splat('"'), bslash = wasm_i8x16_splat('\\');
-  const v128_t lower = wasm_i8x16_splat(0x20), open_c = wasm_i8x16_splat('{');
-  const v128_t close_c = wasm_i8x16_splat('}'), comma_c = wasm_i8x16_splat(',');
+  const v128_t quote = wasm_v128_load(K[0]), bslash = wasm_v128_load(K[1]);
+  const v128_t lower = wasm_v128_load(K[2]), open_c = wasm_v128_load(K[3]);
+  const v128_t close_c = wasm_v128_load(K[4]), comma_c = wasm_v128_load(K[5]);
   const int bulk = S.bulk;
   int32_t depth, commas, saw;
   u64 prev_in, esc; /* in string: all ones or 0; escape pending: 1 or 0 */
@@ -134,6 +137,10 @@ __attribute__((export_name("scan"))) int32_t scan(const uint8_t *p, int32_t len)
     const int32_t rest = len - b;
     if (esc && !prev_in) goto scalar_block; /* escape pending outside a string (odd state) */
     const uint8_t *q = p + b;
+    if (rest < 64) { /* the last block, padded with spaces (which change nothing) */
+      for (int k = 0; k < 64; k++) tail[k] = k < rest ? q[k] : ' ';
+      q = tail;
+    }
     v128_t v0 = wasm_v128_load(q), v1 = wasm_v128_load(q + 16);
     v128_t v2 = wasm_v128_load(q + 32), v3 = wasm_v128_load(q + 48);
     u64 bs = EQ64(bslash), qt = EQ64(quote);

@@ -1,0 +1,226 @@
+/**
+ * One-level directory browsing, paged at the source: `fs.opendir` iteration reads `limit + 1`
+ * entries and stops (never read-and-sort the whole directory). Order is the directory's own
+ * order. The next page is served from a small cache of open directory handles (bounded count,
+ * short TTL, closed on eviction); when the handle is gone, the directory is re-scanned to the
+ * last returned name (compared as raw bytes), with a cap on how far a re-scan may go.
+ */
+import { isUtf8 } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
+import type { Dir, Dirent } from 'node:fs';
+// Typed for string encodings only; at run time 'buffer' yields Buffer names (checked by tests).
+import { opendir } from 'node:fs/promises';
+import { WorkspaceError, type Workspace } from './confine.js';
+import type { CursorCodec } from './cursor.js';
+
+export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
+
+/** One directory entry, from the dirent alone (no stat). */
+export interface DirEntry {
+  name: string;
+  type: EntryType;
+  /** The raw name, base64, when it is not valid UTF-8 (`name` then holds a lossy rendering). */
+  name_base64?: string;
+}
+
+export interface DirPage {
+  path: string;
+  entries: DirEntry[];
+  has_more: boolean;
+  next_cursor?: string;
+  /** Set when the directory could not be read to the end of this page (removed, unreadable). */
+  warning?: string;
+}
+
+export interface BrowseOptions {
+  /** Open handles kept for resuming. @default 16 */
+  maxCachedHandles?: number;
+  /** How long an idle handle is kept. @default 30000 */
+  handleTtlMs?: number;
+  /** Entries a re-scan may pass while looking for the cursor's position. @default 200000 */
+  maxRescanEntries?: number;
+}
+
+interface Cached {
+  dir: Dir;
+  peek: Dirent<Buffer> | null;
+  dev: number;
+  ino: number;
+  expires: number;
+}
+
+/** Bounded cache of open directory handles; evicted handles are closed. */
+class HandleCache {
+  private readonly map = new Map<string, Cached>();
+  constructor(
+    private readonly max: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  put(id: string, c: Omit<Cached, 'expires'>): void {
+    this.sweep();
+    while (this.map.size >= this.max) {
+      const [oldest, v] = this.map.entries().next().value as [string, Cached];
+      this.map.delete(oldest);
+      void v.dir.close().catch(() => undefined);
+    }
+    this.map.set(id, { ...c, expires: Date.now() + this.ttlMs });
+  }
+
+  take(id: string): Cached | undefined {
+    this.sweep();
+    const c = this.map.get(id);
+    if (c !== undefined) this.map.delete(id);
+    return c;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  closeAll(): void {
+    for (const c of this.map.values()) void c.dir.close().catch(() => undefined);
+    this.map.clear();
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, c] of this.map) {
+      if (c.expires > now) continue;
+      this.map.delete(id);
+      void c.dir.close().catch(() => undefined);
+    }
+  }
+}
+
+function entryOf(d: Dirent<Buffer>): DirEntry {
+  const raw = d.name;
+  const type: EntryType = d.isFile() ? 'file' : d.isDirectory() ? 'directory' : d.isSymbolicLink() ? 'symlink' : 'other';
+  const e: DirEntry = { name: raw.toString('utf8'), type };
+  if (!isUtf8(raw)) e.name_base64 = raw.toString('base64');
+  return e;
+}
+
+export class DirectoryBrowser {
+  private readonly cache: HandleCache;
+  private readonly maxRescan: number;
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly cursors: CursorCodec,
+    options: BrowseOptions = {},
+  ) {
+    this.cache = new HandleCache(options.maxCachedHandles ?? 16, options.handleTtlMs ?? 30_000);
+    this.maxRescan = options.maxRescanEntries ?? 200_000;
+  }
+
+  /** Open handles currently cached (for tests and diagnostics). */
+  get cachedHandles(): number {
+    return this.cache.size;
+  }
+
+  close(): void {
+    this.cache.closeAll();
+  }
+
+  /**
+   * One page of a directory. `filter` keeps only some entries (e.g. subdirectories), still reading
+   * at most what the page needs plus what the filter passes over.
+   */
+  async list(
+    path: string | undefined,
+    limit: number,
+    cursor: string | undefined,
+    filter?: (d: Dirent<Buffer>) => boolean,
+    kind = 'dir',
+  ): Promise<DirPage> {
+    const dir = await this.ws.resolveDirectory(path);
+    let handle: Dir;
+    let peek: Dirent<Buffer> | null = null;
+    let position = 0;
+    if (cursor !== undefined) {
+      const c = this.cursors.decode(kind, cursor);
+      if (c.p !== dir.rel) {
+        throw new WorkspaceError('INVALID_CURSOR', `Invalid params: \`cursor\` belongs to ${JSON.stringify(c.p)}, not ${JSON.stringify(dir.rel)}`);
+      }
+      if (c.d !== dir.dev || c.i !== dir.ino) {
+        throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: the directory was replaced since the cursor was issued. Start again without a cursor.');
+      }
+      position = Number(c.k);
+      const cached = this.cache.take(String(c.c));
+      if (cached !== undefined && cached.dev === dir.dev && cached.ino === dir.ino) {
+        handle = cached.dir;
+        peek = cached.peek;
+      } else {
+        handle = await this.rescan(dir.abs, Buffer.from(String(c.n), 'base64'));
+      }
+    } else {
+      handle = await opendir(dir.abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
+    }
+
+    const entries: DirEntry[] = [];
+    let last: Buffer | undefined;
+    let warning: string | undefined;
+    let extra: Dirent<Buffer> | null = null;
+    try {
+      for (;;) {
+        const d = peek ?? ((await handle.read()) as Dirent<Buffer> | null);
+        peek = null;
+        if (d === null) break;
+        if (filter !== undefined && !filter(d)) continue;
+        if (entries.length === limit) {
+          extra = d; // the limit+1-th entry: there is more
+          break;
+        }
+        entries.push(entryOf(d));
+        last = d.name;
+      }
+    } catch (e) {
+      warning = `The directory could not be read to the end (${(e as NodeJS.ErrnoException).code ?? 'error'}); the listing stops here.`;
+    }
+    const page: DirPage = { path: dir.rel, entries, has_more: extra !== null };
+    if (warning !== undefined) page.warning = warning;
+    if (extra !== null && last !== undefined) {
+      const id = randomBytes(9).toString('base64url');
+      this.cache.put(id, { dir: handle, peek: extra, dev: dir.dev, ino: dir.ino });
+      page.next_cursor = this.cursors.encode(kind, {
+        p: dir.rel,
+        d: dir.dev,
+        i: dir.ino,
+        n: last.toString('base64'),
+        k: position + entries.length,
+        c: id,
+      });
+    } else {
+      await handle.close().catch(() => undefined);
+    }
+    return page;
+  }
+
+  /** Re-open a directory and move past the entry named `after` (raw bytes). */
+  private async rescan(abs: string, after: Buffer): Promise<Dir> {
+    const handle = await opendir(abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 });
+    let seen = 0;
+    try {
+      for (;;) {
+        const d = (await handle.read()) as Dirent<Buffer> | null;
+        if (d === null) {
+          throw new WorkspaceError(
+            'INVALID_CURSOR',
+            'Invalid params: the directory changed since the cursor was issued (its last entry is gone). Start again without a cursor.',
+          );
+        }
+        if (d.name.equals(after)) return handle;
+        if (++seen > this.maxRescan) {
+          throw new WorkspaceError(
+            'INVALID_CURSOR',
+            `Invalid params: the cursor expired and resuming would re-read more than ${this.maxRescan} entries. Start again without a cursor.`,
+          );
+        }
+      }
+    } catch (e) {
+      await handle.close().catch(() => undefined);
+      throw e;
+    }
+  }
+}

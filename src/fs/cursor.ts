@@ -1,0 +1,50 @@
+/**
+ * Opaque, signed cursors. The payload is HMAC-SHA256 signed with a key that is random per process,
+ * or read from `MCP_BUDGET_CURSOR_KEY` so that replicas can share it. A cursor names the tool and
+ * the path it belongs to; a tampered cursor, or one presented to another tool or path, is refused.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { WorkspaceError } from './confine.js';
+
+/** Longest cursor accepted (base64url characters). */
+export const MAX_CURSOR_CHARS = 4096;
+
+export class CursorCodec {
+  private readonly key: Buffer;
+
+  constructor(key?: string | Buffer) {
+    const fromEnv = process.env.MCP_BUDGET_CURSOR_KEY;
+    this.key =
+      key !== undefined ? Buffer.from(key) : fromEnv !== undefined && fromEnv !== '' ? Buffer.from(fromEnv) : randomBytes(32);
+  }
+
+  encode(kind: string, payload: Record<string, unknown>): string {
+    const body = Buffer.from(JSON.stringify({ t: kind, ...payload })).toString('base64url');
+    return `${body}.${this.sign(body)}`;
+  }
+
+  /** Verify and decode; throws `INVALID_CURSOR` with a message saying what to do. */
+  decode(kind: string, cursor: unknown): Record<string, unknown> {
+    const bad = (why: string): WorkspaceError =>
+      new WorkspaceError('INVALID_CURSOR', `Invalid params: \`cursor\` ${why}. Start again without a cursor.`);
+    if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_CHARS) throw bad('is not a cursor this server issued');
+    const dot = cursor.indexOf('.');
+    if (dot <= 0) throw bad('is not a cursor this server issued');
+    const body = cursor.slice(0, dot);
+    const sig = Buffer.from(cursor.slice(dot + 1), 'base64url');
+    const want = Buffer.from(this.sign(body), 'base64url');
+    if (sig.length !== want.length || !timingSafeEqual(sig, want)) throw bad('was altered or comes from another server');
+    let payload: Record<string, unknown>;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
+    } catch {
+      throw bad('is malformed');
+    }
+    if (payload.t !== kind) throw bad(`belongs to another tool (${String(payload.t)})`);
+    return payload;
+  }
+
+  private sign(body: string): string {
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `workspace_scan`: pages the agent directories (the root's immediate subdirectories), each
+ * summarised by a bounded one-level scan: entries are counted up to a cap, with a flag when the
+ * cap was reached, so a directory of a million entries costs the same as one of a thousand.
+ */
+import { opendir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DirectoryBrowser } from './browse.js';
+
+/** Entries counted per directory before the count is reported as capped. */
+export const SCAN_COUNT_CAP = 1000;
+
+export interface DirSummary {
+  name: string;
+  entries: number;
+  files: number;
+  directories: number;
+  /** True when the directory has more than `entries` entries (the count stopped at the cap). */
+  capped: boolean;
+  error?: string;
+}
+
+export interface ScanPage {
+  directories: DirSummary[];
+  has_more: boolean;
+  next_cursor?: string;
+}
+
+async function summarize(abs: string, name: string): Promise<DirSummary> {
+  const s: DirSummary = { name, entries: 0, files: 0, directories: 0, capped: false };
+  try {
+    const dir = await opendir(abs, { bufferSize: 128 });
+    try {
+      for (;;) {
+        const d = await dir.read();
+        if (d === null) break;
+        if (s.entries === SCAN_COUNT_CAP) {
+          s.capped = true;
+          break;
+        }
+        s.entries++;
+        if (d.isFile()) s.files++;
+        else if (d.isDirectory()) s.directories++;
+      }
+    } finally {
+      await dir.close().catch(() => undefined);
+    }
+  } catch (e) {
+    s.error = `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  return s;
+}
+
+export async function scanWorkspace(browser: DirectoryBrowser, root: string, limit: number, cursor: string | undefined): Promise<ScanPage> {
+  const page = await browser.list(undefined, limit, cursor, (d) => d.isDirectory(), 'scan');
+  const directories: DirSummary[] = [];
+  for (const e of page.entries) directories.push(await summarize(join(root, e.name), e.name));
+  const out: ScanPage = { directories, has_more: page.has_more };
+  if (page.next_cursor !== undefined) out.next_cursor = page.next_cursor;
+  return out;
+}

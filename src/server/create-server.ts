@@ -1,0 +1,45 @@
+/**
+ * Builds the workspace MCP server: an SDK `McpServer` whose tools are declared through the
+ * list/search/detail/mutation helpers, connected through `withResultBudget` so every response
+ * leaves bounded, whatever a tool does.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Workspace } from '../fs/confine.js';
+import { CursorCodec } from '../fs/cursor.js';
+import type { BudgetOptions } from '../engine/limits.js';
+import { resolveLimits } from '../engine/options.js';
+import { withResultBudget } from '../transport/with-result-budget.js';
+import type { InventoryRow, ToolContext } from './tool-kinds.js';
+import { registerWorkspaceTools } from './workspace-tools.js';
+
+export const SERVER_NAME = 'mcp-result-budget-workspace';
+export const SERVER_VERSION = '0.1.0';
+
+export interface WorkspaceServer {
+  server: McpServer;
+  workspace: Workspace;
+  /** Inventory rows of the registered tools, in registration order. */
+  rows: InventoryRow[];
+  /** Connect over a transport; the transport is wrapped with the result budget. */
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createWorkspaceServer(root: string, budget: BudgetOptions = {}): Promise<WorkspaceServer> {
+  const limits = resolveLimits(budget);
+  const workspace = await Workspace.open(root);
+  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: {} } });
+  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}` };
+  const browser = registerWorkspaceTools(ctx, workspace, new CursorCodec());
+  return {
+    server,
+    workspace,
+    rows: ctx.rows,
+    connect: (transport) => server.connect(withResultBudget(transport, budget)),
+    close: async () => {
+      browser.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Helpers to declare a list tool, a search tool, a detail tool and a mutation tool on an SDK
+ * `McpServer`, owning the contract every such tool keeps: limit defaults and maxima, limit+1
+ * paging with signed cursors, a required query for search, list tools refusing a query, input
+ * caps for mutations, and errors as tool failures with a stable code. Each declaration carries its
+ * inventory row, so `specs/agent-mcp-tool-inventory.json` is generated from (and tested against)
+ * the code.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { WorkspaceError } from '../fs/confine.js';
+
+export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
+
+/** One row of the tool inventory. */
+export interface InventoryRow {
+  name: string;
+  entry_point: string;
+  classification: Classification;
+  limit: { default: number; max: number; over_max: 'clamp' | 'refuse' } | null;
+  paging: string;
+  per_item_budget: string;
+  result_budget: string;
+  backend_query_bound: string;
+  structured_content: string;
+  input_caps?: Record<string, number>;
+}
+
+/** Arguments a list tool refuses, pointing to the search tool instead. */
+export const QUERY_ARGS = ['q', 'query', 'search'] as const;
+
+export interface ToolContext {
+  server: McpServer;
+  rows: InventoryRow[];
+  /** The final result budget the server applies (quoted in every row). */
+  resultBudget: string;
+}
+
+type Shape = Record<string, z.ZodTypeAny>;
+
+interface BaseSpec<A> {
+  name: string;
+  entryPoint: string;
+  description: string;
+  /** Tool-specific arguments (limit and cursor are added for paged tools). */
+  args: Shape;
+  row: Omit<InventoryRow, 'name' | 'entry_point' | 'classification' | 'limit' | 'result_budget'>;
+  run: (args: A) => Promise<object>;
+}
+
+interface PagedSpec<A> extends BaseSpec<A & { limit: number; cursor: string | undefined }> {
+  limit: { default: number; max: number; overMax: 'clamp' | 'refuse' };
+}
+
+/** A tool failure the model can act on: `isError` with the code and what to do. */
+export function toolError(e: unknown): CallToolResult {
+  const code = e instanceof WorkspaceError ? e.code : 'INTERNAL_ERROR';
+  const message = e instanceof Error ? e.message : String(e);
+  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { 'io.github.mcp-result-budget/error': { code } } };
+}
+
+/** The structure, with its JSON as the text block (the mirror the budget knows how to rebuild). */
+export function structured(value: object): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+function resolveLimit(name: string, raw: unknown, spec: PagedSpec<never>['limit']): number {
+  if (raw === undefined) return spec.default;
+  const n = raw as number;
+  if (n > spec.max) {
+    if (spec.overMax === 'clamp') return spec.max;
+    throw new WorkspaceError('INVALID_PARAMS', `Invalid params: expected \`limit\` to be an integer from 1 to ${spec.max} for ${name}, got ${n}`, {
+      max: spec.max,
+      value: n,
+    });
+  }
+  return n;
+}
+
+function register(ctx: ToolContext, name: string, description: string, shape: Shape, annotations: object, handler: (args: Record<string, unknown>) => Promise<CallToolResult>): void {
+  ctx.server.registerTool(name, { description, inputSchema: shape, annotations }, async (args: Record<string, unknown>) => {
+    try {
+      return await handler(args);
+    } catch (e) {
+      return toolError(e);
+    }
+  });
+}
+
+const limitArg = (max: number): z.ZodTypeAny =>
+  z.number().int().min(1).optional().describe(`Page size (default shown in the description; at most ${max}).`);
+const cursorArg = z.string().max(4096).optional().describe('Opaque cursor from a previous page (`next_cursor`).');
+
+/** A browse/list tool: one bounded page; refuses a query and points to the search tool. */
+export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTool: string): void {
+  const shape: Shape = { ...spec.args, limit: limitArg(spec.limit.max), cursor: cursorArg };
+  for (const q of QUERY_ARGS) shape[q] = z.unknown().optional().describe(`Not accepted: use ${searchTool} to search.`);
+  register(ctx, spec.name, `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).`, shape, { readOnlyHint: true }, async (args) => {
+    for (const q of QUERY_ARGS) {
+      if (args[q] !== undefined) {
+        throw new WorkspaceError('INVALID_PARAMS', `Invalid params: ${spec.name} lists without filtering and does not take \`${q}\`; use ${searchTool} to search.`);
+      }
+    }
+    const limit = resolveLimit(spec.name, args.limit, spec.limit);
+    return structured(await spec.run({ ...(args as A), limit, cursor: args.cursor as string | undefined }));
+  });
+  ctx.rows.push(rowOf(ctx, spec, 'browse/list'));
+}
+
+/** A search/lookup tool: a required query, streamed and stopped at limit+1. */
+export function defineSearchTool<A>(ctx: ToolContext, spec: PagedSpec<A & { query: string }>): void {
+  const shape: Shape = { ...spec.args, query: z.string().min(1).describe('What to look for (required).'), limit: limitArg(spec.limit.max), cursor: cursorArg };
+  register(ctx, spec.name, `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).`, shape, { readOnlyHint: true }, async (args) => {
+    const limit = resolveLimit(spec.name, args.limit, spec.limit);
+    return structured(await spec.run({ ...(args as A & { query: string }), limit, cursor: args.cursor as string | undefined }));
+  });
+  ctx.rows.push(rowOf(ctx, spec, 'search/lookup'));
+}
+
+/** A detail tool: one item (or one window of it). */
+export function defineDetailTool<A>(ctx: ToolContext, spec: BaseSpec<A>, classification: 'detail' | 'single-item' = 'detail'): void {
+  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: true }, async (args) => structured(await spec.run(args as A)));
+  ctx.rows.push(rowOf(ctx, spec, classification));
+}
+
+/** A mutation tool: input caps are checked by `run` before anything is written. */
+export function defineMutationTool<A>(ctx: ToolContext, spec: BaseSpec<A> & { caps: Record<string, number> }): void {
+  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: false, destructiveHint: false }, async (args) =>
+    structured(await spec.run(args as A)),
+  );
+  ctx.rows.push({ ...rowOf(ctx, spec, 'mutation'), input_caps: spec.caps });
+}
+
+function rowOf(ctx: ToolContext, spec: BaseSpec<never> | PagedSpec<never>, classification: Classification): InventoryRow {
+  const limit = 'limit' in spec ? { default: spec.limit.default, max: spec.limit.max, over_max: spec.limit.overMax } : null;
+  return {
+    name: spec.name,
+    entry_point: spec.entryPoint,
+    classification,
+    limit,
+    paging: spec.row.paging,
+    per_item_budget: spec.row.per_item_budget,
+    result_budget: ctx.resultBudget,
+    backend_query_bound: spec.row.backend_query_bound,
+    structured_content: spec.row.structured_content,
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The workspace tools of `mcp-budget serve`. Each reads at the source only what one page needs;
+ * names, limits and rows are part of the contract (`specs/agent-mcp-tool-inventory.json`).
+ */
+import { z } from 'zod';
+import { DirectoryBrowser } from '../fs/browse.js';
+import type { Workspace } from '../fs/confine.js';
+import type { CursorCodec } from '../fs/cursor.js';
+import { readWindow } from '../fs/read-window.js';
+import { scanWorkspace } from '../fs/scan.js';
+import { searchFiles } from '../fs/search.js';
+import { SEED_LIMITS, seedFiles } from '../fs/seed.js';
+import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
+
+/** Page sizes and windows of the workspace tools. */
+export const WORKSPACE_LIMITS = Object.freeze({
+  listDir: { default: 50, max: 200 },
+  scan: { default: 20, max: 100 },
+  search: { default: 50, max: 200 },
+  readFile: { defaultBytes: 16 * 1024, maxBytes: 48 * 1024 },
+});
+
+const ENTRY = 'src/server/workspace-tools.ts';
+
+export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec): DirectoryBrowser {
+  const browser = new DirectoryBrowser(ws, cursors);
+  const path = z.string().max(4096).optional().describe('Directory relative to the workspace root (default: the root).');
+
+  defineListTool<{ path?: string }>(
+    ctx,
+    {
+      name: 'workspace_list_dir',
+      entryPoint: `${ENTRY}#workspace_list_dir`,
+      description: 'List one level of a directory in its own (unsorted) order: name and type of each entry.',
+      args: { path },
+      limit: { ...WORKSPACE_LIMITS.listDir, overMax: 'refuse' },
+      row: {
+        paging: 'limit+1 read; has_more; signed next_cursor bound to path and directory identity',
+        per_item_budget: 'name (≤ 255 bytes on common file systems, base64 too when not UTF-8) + type',
+        backend_query_bound: 'fs.opendir iteration stops after limit+1 entries; resume from a cached handle or a capped re-scan',
+        structured_content: 'the page object; the text block is its JSON',
+      },
+      run: ({ path: p, limit, cursor }) => browser.list(p, limit, cursor),
+    },
+    'workspace_search_files',
+  );
+
+  defineListTool<Record<string, never>>(
+    ctx,
+    {
+      name: 'workspace_scan',
+      entryPoint: `${ENTRY}#workspace_scan`,
+      description: "Page the agent directories (the root's immediate subdirectories), each with a capped count of its entries.",
+      args: {},
+      limit: { ...WORKSPACE_LIMITS.scan, overMax: 'refuse' },
+      row: {
+        paging: 'limit+1 read; has_more; signed next_cursor',
+        per_item_budget: 'name + counts; each count stops at 1000 with `capped`',
+        backend_query_bound: 'root opendir stops after limit+1 directories; each summary reads at most 1001 entries',
+        structured_content: 'the page object; the text block is its JSON',
+      },
+      run: ({ limit, cursor }) => scanWorkspace(browser, ws.root, limit, cursor),
+    },
+    'workspace_search_files',
+  );
+
+  defineSearchTool<{ path?: string }>(ctx, {
+    name: 'workspace_search_files',
+    entryPoint: `${ENTRY}#workspace_search_files`,
+    description: 'Find files by glob (`query`, e.g. "**/*.md") under a directory; symlinked directories are not followed.',
+    args: { path },
+    limit: { ...WORKSPACE_LIMITS.search, overMax: 'refuse' },
+    row: {
+      paging: 'limit+1 matches; has_more; signed next_cursor (resume passes returned matches, capped at 100000)',
+      per_item_budget: 'one relative path per match',
+      backend_query_bound: 'fast-glob stream destroyed at limit+1 matches',
+      structured_content: 'the page object; the text block is its JSON',
+    },
+    run: ({ query, path: p, limit, cursor }) => searchFiles(ws, cursors, query, p, limit, cursor),
+  });
+
+  defineDetailTool<{ path: string; offset?: number; max_bytes?: number }>(ctx, {
+    name: 'workspace_read_file',
+    entryPoint: `${ENTRY}#workspace_read_file`,
+    description: `Read one byte window of a file (default ${WORKSPACE_LIMITS.readFile.defaultBytes} bytes, max ${WORKSPACE_LIMITS.readFile.maxBytes}); continue from next_offset until eof.`,
+    args: {
+      path: z.string().min(1).max(4096).describe('File relative to the workspace root.'),
+      offset: z.number().int().min(0).optional().describe('Byte offset to start at (default 0).'),
+      max_bytes: z.number().int().min(1).optional().describe(`Window size in bytes (at most ${WORKSPACE_LIMITS.readFile.maxBytes}; larger is clamped).`),
+    },
+    row: {
+      paging: 'byte window: offset, next_offset, eof',
+      per_item_budget: `window ≤ ${WORKSPACE_LIMITS.readFile.maxBytes} bytes (over-max max_bytes is clamped)`,
+      backend_query_bound: 'reads at most max_bytes bytes at offset; never the whole file',
+      structured_content: 'the window object; the text block is its JSON',
+    },
+    run: ({ path: p, offset, max_bytes }) =>
+      readWindow(ws, p, offset ?? 0, Math.min(max_bytes ?? WORKSPACE_LIMITS.readFile.defaultBytes, WORKSPACE_LIMITS.readFile.maxBytes)),
+  });
+
+  defineMutationTool<{ files: unknown; overwrite?: boolean }>(ctx, {
+    name: 'workspace_seed_files',
+    entryPoint: `${ENTRY}#workspace_seed_files`,
+    description: `Write a batch of files, all or nothing (at most ${SEED_LIMITS.maxFiles} files, ${SEED_LIMITS.maxFileBytes} bytes each, ${SEED_LIMITS.maxTotalBytes} in total). Oversized batches are refused before anything is written.`,
+    args: {
+      files: z.array(z.object({ path: z.string(), content: z.string() })).describe('Files to write: {path, content}.'),
+      overwrite: z.boolean().optional().describe('Replace existing files (default false: an existing file refuses the batch).'),
+    },
+    caps: { ...SEED_LIMITS },
+    row: {
+      paging: 'none',
+      per_item_budget: 'receipt: counts and the written paths',
+      backend_query_bound: 'caps checked before any write; staged with wx, then linked or renamed; rolled back on failure',
+      structured_content: 'the receipt object; the text block is its JSON',
+    },
+    run: ({ files, overwrite }) => seedFiles(ws, files, overwrite === true),
+  });
+  return browser;
+}
