@@ -20,7 +20,42 @@ interface Entry {
 }
 
 class NotFit extends Error {}
+/** A bound is broken. */
 const NOT_FIT = new NotFit();
+/** A size estimate is over a bound: measure exactly before deciding. */
+const MAYBE = new NotFit();
+
+/**
+ * Characters whose escape can take more than one extra byte (control characters other than
+ * \b \t \n \f \r, and surrogates, which may be lone): with none present, a string's wire size is
+ * at most its UTF-8 length plus its length (every other escape adds one byte).
+ */
+const RARE = /[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]/;
+
+/**
+ * Cheap upper bound of a string's escaped UTF-8 size. Perf: short strings are bounded by their
+ * length alone (no UTF-16 unit takes more than 6 bytes escaped), which costs nothing; longer ones
+ * by one native UTF-8 count plus one extra byte a unit when no rarely-escaped character occurs.
+ */
+function upperBound(s: string): number {
+  if (s.length <= 256) return s.length * 6;
+  if (RARE.test(s)) return escapedLength(s);
+  return Buffer.byteLength(s, 'utf8') + s.length;
+}
+
+/**
+ * Exact serialized size of a root that is within every bound, or NOT_FIT. Perf: a first walk
+ * uses cheap upper bounds for strings; only when an estimate crosses a bound is the value walked
+ * again with exact (escaping) measurement.
+ */
+function measure(root: object, kind: 'result' | 'error', limits: ResolvedLimits): number {
+  try {
+    return checkRoot(root, kind, limits, false);
+  } catch (e) {
+    if (e !== MAYBE) throw e;
+    return checkRoot(root, kind, limits, true);
+  }
+}
 
 function isPlainish(v: unknown): v is object {
   return v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
@@ -39,7 +74,7 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
   }
   try {
     if (kind !== 'envelope') {
-      checkRoot(value, kind, limits);
+      measure(value, kind, limits);
       return JSON.stringify(value);
     }
     // Envelope: the bound applies to the result (or error) object; other members must be small scalars.
@@ -50,7 +85,7 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
       let piece: string;
       if (k === 'result' || k === 'error') {
         if (!isPlainish(v) || Array.isArray(v)) return undefined;
-        checkRoot(v, k, limits);
+        measure(v, k, limits);
         piece = JSON.stringify(v);
       } else if (k === 'id' || k === 'jsonrpc') {
         if (v !== null && typeof v !== 'string' && typeof v !== 'number') return undefined;
@@ -71,18 +106,20 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
 }
 
 /**
- * Walk `root` and throw NOT_FIT at the first bound it breaks. Returns the exact number of bytes
- * `JSON.stringify(root)` would write, computed without writing it.
+ * Walk `root` and throw NOT_FIT at the first bound it breaks. With `exact`, returns the number of
+ * bytes `JSON.stringify(root)` would write, computed without writing it; without, an upper bound
+ * of it, and MAYBE where an estimate (not the value) crossed a bound.
  */
-function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits): number {
+function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, exact: boolean): number {
   let bytes = 0;
   let text = 0;
   const maxBytes = limits.maxResultBytes;
+  const over = exact ? NOT_FIT : MAYBE;
   const stack: Entry[] = [{ value: root, kind, depth: 1 }];
   const str = (s: string, bound: number): number => {
     if (s.length > bound || s.length > maxBytes) throw NOT_FIT;
-    const n = escapedLength(s);
-    if (n > bound) throw NOT_FIT;
+    const n = exact ? escapedLength(s) : upperBound(s);
+    if (n > bound) throw over;
     bytes += n + 2;
     return n;
   };
@@ -122,7 +159,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
           stack.push({ value: v as object, kind: k === 'content' && !Array.isArray(v) ? 'block' : 'generic', depth: depth + 1 });
         }
       }
-      if (bytes > maxBytes) throw NOT_FIT;
+      if (bytes > maxBytes) throw over;
       continue;
     }
     const keys = Object.keys(value);
@@ -142,7 +179,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
         const role = k === 'block' || k === 'resource' ? stringRole(k, key) : 'generic';
         if (role === 'text') {
           text += str(v, limits.maxBlockBytes);
-          if (text > limits.maxTextBytes) throw NOT_FIT;
+          if (text > limits.maxTextBytes) throw over;
         } else {
           str(v, role === 'atomic' ? Infinity : limits.maxStringBytes);
         }
@@ -156,7 +193,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       }
     }
     bytes += members === 0 ? 2 : members + 1;
-    if (bytes > maxBytes) throw NOT_FIT;
+    if (bytes > maxBytes) throw over;
   }
   return bytes;
 }
@@ -174,7 +211,7 @@ function numberLength(n: number): number {
 export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: 'result' | 'error'): boolean {
   if (!isPlainish(value) || Array.isArray(value)) return false;
   try {
-    return checkRoot(value, root, limits) <= limits.maxResultBytes;
+    return measure(value, root, limits) <= limits.maxResultBytes;
   } catch (e) {
     if (e === NOT_FIT) return false;
     throw e;

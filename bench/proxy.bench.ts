@@ -1,0 +1,216 @@
+/**
+ * Question: what does putting `mcp-budget proxy` in front of a server cost — for huge results
+ * (time and memory) and for ordinary small ones (latency, throughput) — and what does the
+ * `withResultBudget` decorator add to a transport's send?
+ *
+ * Variants:
+ *   - huge results (100 MB, 1 GB; id last): a raw client reading the upstream directly and only
+ *     finding the newline (the scan floor) vs the same client through the proxy (peak RSS of the
+ *     proxy from /usr/bin/time); baseline row: the SDK `Client` over `StdioClientTransport`
+ *     reading 100 MB directly with its buffer cap raised (its reader re-concatenates per chunk);
+ *   - small results (1 KB): round-trip latency and messages per second, direct vs through proxy;
+ *   - decorator: `StdioServerTransport.send` of a fitting tools/call response, plain vs wrapped.
+ * Fixture: bench/proxy-upstream.mjs (answers like an SDK server, the id last).
+ * Command: npm run build && npm run bench:proxy   (BENCH_PROXY_SDK=0 skips the slow SDK row;
+ *   BENCH_PROXY_SIZES=100,1024 chooses the huge sizes)
+ * Results: bench/RESULTS.md, section "Proxy and decorator (issue 4)".
+ * Reading: ratios in the same run; goals: huge ≤ 2× floor and proxy RSS ≤ 100 MB; small latency
+ *   ≤ 1.3× direct; decorator overhead ≤ 10% of the transport's own send time.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Bench } from 'tinybench';
+import { fitsWithinBudget } from '../src/engine/fits.js';
+import { resolveLimits } from '../src/engine/options.js';
+import { withResultBudget } from '../src/transport/with-result-budget.js';
+import { assert, fmt, machineLine, rows, table } from './util.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const upstream = ['node', join(root, 'bench', 'proxy-upstream.mjs')];
+const proxied = ['/usr/bin/time', '-f', '%M', 'node', join(root, 'dist', 'cli.js'), 'proxy', '--', ...upstream];
+
+/** A minimal line client: counts a response's bytes without holding it. */
+class RawClient {
+  private readonly p: ChildProcessWithoutNullStreams;
+  private waiting: ((r: { bytes: number; head: string }) => void) | undefined;
+  private bytes = 0;
+  private head = '';
+  private nextId = 1;
+  stderr = '';
+
+  constructor(cmd: string[]) {
+    this.p = spawn(cmd[0]!, cmd.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.p.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
+    this.p.stdout.on('data', (chunk: Buffer) => {
+      let from = 0;
+      for (;;) {
+        const nl = chunk.indexOf(10, from);
+        const end = nl === -1 ? chunk.length : nl;
+        if (this.head.length < 200) this.head += chunk.subarray(from, Math.min(end, from + 200)).toString();
+        this.bytes += end - from;
+        if (nl === -1) return;
+        const done = { bytes: this.bytes, head: this.head };
+        this.bytes = 0;
+        this.head = '';
+        from = nl + 1;
+        this.waiting?.(done);
+      }
+    });
+  }
+
+  request(method: string, params: object): Promise<{ bytes: number; head: string }> {
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+      this.p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }) + '\n');
+    });
+  }
+
+  async init(): Promise<void> {
+    await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.p.on('exit', () => resolve());
+      this.p.stdin.end();
+    });
+  }
+}
+
+console.log(machineLine());
+const sizes = (process.env.BENCH_PROXY_SIZES ?? '100,1024').split(',').map(Number);
+
+// ---- huge results
+const hugeRows: string[][] = [];
+for (const mb of sizes) {
+  let proxyRss = 0;
+  let bounded = 0;
+  const bench = new Bench({ iterations: 3, time: 0, warmupIterations: 0, throws: true });
+  bench
+    .add('floor', async () => {
+      const c = new RawClient(upstream);
+      await c.init();
+      const r = await c.request('tools/call', { name: 'huge_text', arguments: { mb } });
+      assert(r.bytes >= mb * 1024 * 1024, 'the floor read the whole result');
+      await c.close();
+    })
+    .add('proxy', async () => {
+      const c = new RawClient(proxied);
+      await c.init();
+      const r = await c.request('tools/call', { name: 'huge_text', arguments: { mb } });
+      bounded = r.bytes;
+      await c.close();
+      proxyRss = Math.max(proxyRss, Number(c.stderr.trim().split('\n').pop()) / 1024);
+    });
+  await bench.run();
+  const r = rows(bench);
+  assert(bounded > 0 && bounded <= 65536 + 64, 'the proxy returned a bounded response');
+  const floor = r.get('floor')!.median;
+  const proxy = r.get('proxy')!.median;
+  hugeRows.push([`${mb} MB`, fmt(floor), fmt(proxy), (proxy / floor).toFixed(2) + '×', proxyRss.toFixed(1), String(bounded)]);
+  console.log(hugeRows.at(-1)!.join('  '));
+}
+
+let sdkRow: string[] | undefined;
+if (process.env.BENCH_PROXY_SDK !== '0') {
+  // One run: the SDK's stdio reader concatenates its whole backlog per chunk (quadratic).
+  const t = new StdioClientTransport({ command: upstream[0]!, args: upstream.slice(1) });
+  (t as unknown as { _readBuffer?: { _maxBufferSize: number } })._readBuffer!._maxBufferSize = 512 * 1024 * 1024;
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(t);
+  const t0 = performance.now();
+  const res = await client.callTool({ name: 'huge_text', arguments: { mb: 100 } }, undefined, { timeout: 30 * 60_000 });
+  const ms = performance.now() - t0;
+  const got = (res.content as { text: string }[])[0]!.text.length;
+  await client.close();
+  sdkRow = ['100 MB', 'SDK Client direct (cap raised)', fmt(ms), `${(got / 1024 / 1024).toFixed(0)} MB of text held`];
+  console.log(sdkRow.join('  '));
+}
+
+// ---- small results
+// A proxy that does nothing but pipe bytes both ways: what any extra process hop costs.
+const NULL_PROXY = `const { spawn } = require('node:child_process');
+const c = spawn(process.argv[1], process.argv.slice(2), { stdio: ['pipe', 'pipe', 'inherit'] });
+process.stdin.pipe(c.stdin); c.stdout.pipe(process.stdout); c.on('exit', (code) => process.exit(code ?? 0));`;
+const direct = new RawClient(upstream);
+const through = new RawClient(proxied);
+const nullHop = new RawClient(['node', '-e', NULL_PROXY, ...upstream]);
+await direct.init();
+await through.init();
+await nullHop.init();
+const a = await direct.request('tools/call', { name: 'small', arguments: {} });
+const b = await through.request('tools/call', { name: 'small', arguments: {} });
+assert(a.bytes === b.bytes && a.head === b.head, 'a fitting 1 KB result passes the proxy byte for byte');
+const small = new Bench({ time: 3000, warmupTime: 500 });
+small
+  .add('direct', async () => void (await direct.request('tools/call', { name: 'small', arguments: {} })))
+  .add('null proxy', async () => void (await nullHop.request('tools/call', { name: 'small', arguments: {} })))
+  .add('proxy', async () => void (await through.request('tools/call', { name: 'small', arguments: {} })));
+await small.run();
+await direct.close();
+await through.close();
+await nullHop.close();
+const sr = rows(small);
+const d = sr.get('direct')!;
+const p = sr.get('proxy')!;
+const nh = sr.get('null proxy')!;
+const smallRows = [
+  ['direct', fmt(d.median), (1000 / d.median).toFixed(0), '1.00×'],
+  ['null proxy (pipes only)', fmt(nh.median), (1000 / nh.median).toFixed(0), (nh.median / d.median).toFixed(2) + '×'],
+  ['through proxy', fmt(p.median), (1000 / p.median).toFixed(0), (p.median / d.median).toFixed(2) + '×'],
+];
+
+// ---- decorator overhead on send: the transport writes into a real pipe, as it does in production
+const drain = spawn('sh', ['-c', 'cat > /dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] });
+const sink = drain.stdin;
+const plain = new StdioServerTransport(new PassThrough(), sink);
+const innerForWrap = new StdioServerTransport(new PassThrough(), sink);
+const wrapped = withResultBudget(innerForWrap);
+wrapped.onmessage = () => undefined;
+const deliver = innerForWrap.onmessage!;
+const decoratorRows: string[][] = [];
+// Fitting responses of about 1, 16 and 60 KB (text plus structured content within the defaults).
+const items = (n: number): { id: number; name: string }[] => Array.from({ length: n }, (_, i) => ({ id: i, name: `entry-${i}.txt` }));
+for (const [label, result] of [
+  ['1 KB', { content: [{ type: 'text', text: 'x'.repeat(1000) }] }],
+  ['16 KB', { content: [{ type: 'text', text: 'line of output\n'.repeat(700) }], structuredContent: { items: items(150) } }],
+  ['60 KB', { content: [{ type: 'text', text: 'line of "output"\n'.repeat(2000) }], structuredContent: { items: items(200), note: 'n'.repeat(6000) } }],
+] as const) {
+  const response = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result }) as unknown as JSONRPCMessage;
+  assert(fitsWithinBudget(result, resolveLimits({}), 'result'), `the ${label} response fits the default budget`);
+  let id = 0;
+  const bench = new Bench({ time: 1500, warmupTime: 300 });
+  bench
+    .add('plain send', async () => {
+      await plain.send(response(++id));
+    })
+    .add('decorated send', async () => {
+      const n = ++id;
+      deliver({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 't' } });
+      await wrapped.send(response(n));
+    });
+  await bench.run();
+  const r = rows(bench);
+  const pl = r.get('plain send')!.median;
+  const dec = r.get('decorated send')!.median;
+  decoratorRows.push([label, fmt(pl), fmt(dec), `${(((dec - pl) / pl) * 100).toFixed(1)}%`]);
+}
+
+drain.stdin.end();
+
+console.log();
+console.log(table(['upstream result', 'scan floor (direct, median)', 'through proxy (median)', 'ratio', 'proxy peak RSS MiB', 'bounded bytes'], hugeRows));
+if (sdkRow !== undefined) {
+  console.log();
+  console.log(table(['result', 'baseline', 'time', 'memory'], [sdkRow]));
+}
+console.log();
+console.log(table(['1 KB tools/call', 'round trip (median)', 'messages/s', 'ratio'], smallRows));
+console.log();
+console.log(table(['fitting response', 'StdioServerTransport.send', 'withResultBudget(…).send', 'overhead'], decoratorRows));
