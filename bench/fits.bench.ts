@@ -14,16 +14,22 @@
  * All within the default limits; asserted: `boundJson(x).json === JSON.stringify(x)`, unchanged.
  *
  * Command: npm run bench:fits   (node --expose-gc --import tsx bench/fits.bench.ts)
- * tinybench: 1500 ms per task after 250 ms warmup; median latency per call.
+ * tinybench: BENCH_ROUNDS rounds (default 4), each 500 ms per task after 100 ms warmup, variant
+ * order reversed every other round; reported: median over rounds of each task's median latency.
  *
- * Results — Intel Xeon Processor (2 vCPU, model name "Intel(R) Xeon(R) Processor"), 23.4 GiB RAM,
- * Node v20.20.2, linux-x64, 2025-12-02:
+ * Results — Intel(R) Xeon(R) Processor, 2 vCPU, 23.5 GiB RAM, Node v20.20.2, linux-x64, 2026-12-02,
+ * engine at commit 45f787d, load avg 3.5–5.7 (other jobs on the machine). Medians over 4 rounds:
  *
- * | fixture | JSON bytes | JSON.stringify | boundJson(x, resolved) | ratio | boundJson(x) | ratio |
- * | --- | --- | --- | --- | --- | --- | --- |
- * | 1 KB  | RESULTS_PENDING |
+ * | fixture | JSON bytes | JSON.stringify | boundJson(x, resolved) | ratio | per round | boundJson(x) | ratio |
+ * | --- | --- | --- | --- | --- | --- | --- | --- |
+ * | 1 KB  |  1124 |   3.2 µs |   6.4 µs | 1.98× | 1.94–2.01× |  31.5 µs | 9.69× |
+ * | 16 KB | 16108 |  38.8 µs |  66.9 µs | 1.72× | 1.71–1.79× |  97.6 µs | 2.52× |
+ * | 60 KB | 60065 | 152.2 µs | 432.2 µs | 2.84× | 2.75–2.87× | 452.4 µs | 2.97× |
  *
- * Reading: RESULTS_PENDING
+ * Reading: goal (≤ 1.5×) missed at every size: 1.98×, 1.72×, 2.84×. The fits check walks the
+ * value before the stringify and costs 0.7–1.8× a stringify by itself; at 60 KB the cheap size
+ * estimate passes 64 KiB, so the value is walked a second time with exact escaping. Without
+ * pre-resolved limits, resolveLimits adds about 25 µs per call.
  */
 import { Bench } from 'tinybench';
 import { boundJson, resolveLimits } from '../src/index.js';
@@ -31,6 +37,7 @@ import { mixedResult } from './fixtures.js';
 import { assert, fmt, loadLine, machineLine, rows, table } from './util.js';
 
 const GOAL_RATIO = 1.5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SIZES: [string, number][] = [
   ['1 KB', 1_000],
   ['16 KB', 16_000],
@@ -42,8 +49,20 @@ let sink = 0; // keeps results observable so nothing is optimized away
 
 console.log(`# fits: boundJson vs JSON.stringify on results that fit\n${machineLine()}\n`);
 
-const bench = new Bench({ name: 'fits', time: 1500, warmupTime: 250 });
-const fixtures: { label: string; value: object; bytes: number; text: number; hits: number }[] = [];
+interface Variant {
+  name: string;
+  run: (value: object) => number;
+}
+const BASE = 'JSON.stringify';
+const HOT = 'boundJson(x, resolved)';
+const COLD = 'boundJson(x)';
+const variants: Variant[] = [
+  { name: BASE, run: (v) => JSON.stringify(v).length },
+  { name: HOT, run: (v) => boundJson(v, limits).json.length },
+  { name: COLD, run: (v) => boundJson(v).json.length },
+];
+
+const fixtures: { label: string; value: object; bytes: number; text: number; blocks: number; hits: number }[] = [];
 for (const [label, target] of SIZES) {
   const value = mixedResult(target);
   const json = JSON.stringify(value);
@@ -54,46 +73,52 @@ for (const [label, target] of SIZES) {
   }
   const v = value as { content: { text: string }[]; structuredContent: { results: unknown[] } };
   const text = v.content.reduce((n, b) => n + Buffer.byteLength(JSON.stringify(b.text)) - 2, 0);
-  fixtures.push({ label, value, bytes: Buffer.byteLength(json), text, hits: v.structuredContent.results.length });
-  bench
-    .add(`${label} JSON.stringify`, () => {
-      sink += JSON.stringify(value).length;
-    })
-    .add(`${label} boundJson(x, resolved)`, () => {
-      sink += boundJson(value, limits).json.length;
-    })
-    .add(`${label} boundJson(x)`, () => {
-      sink += boundJson(value).json.length;
-    });
+  fixtures.push({ label, value, bytes: Buffer.byteLength(json), text, blocks: v.content.length, hits: v.structuredContent.results.length });
 }
-
 console.log(
   table(
     ['fixture', 'JSON bytes', 'text bytes', 'text blocks', 'hits'],
-    fixtures.map((f) => [
-      f.label,
-      f.bytes,
-      f.text,
-      (f.value as { content: unknown[] }).content.length,
-      f.hits,
-    ]),
+    fixtures.map((f) => [f.label, f.bytes, f.text, f.blocks, f.hits]),
   ) + '\n',
 );
 
-await bench.run();
-const r = rows(bench);
+// Rounds with the variant order reversed every other round, so drift in machine load does not
+// land on one variant only. Reported: the median over rounds of each task's median.
+const perRound = new Map<string, number[]>();
+for (let round = 0; round < ROUNDS; round++) {
+  const bench = new Bench({ name: `fits round ${round + 1}`, time: 500, warmupTime: 100 });
+  const order = round % 2 === 0 ? variants : [...variants].reverse();
+  for (const f of fixtures) {
+    for (const v of order) {
+      bench.add(`${f.label} ${v.name}`, () => {
+        sink += v.run(f.value);
+      });
+    }
+  }
+  await bench.run();
+  for (const [name, row] of rows(bench)) perRound.set(name, [...(perRound.get(name) ?? []), row.median]);
+}
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
 const body: string[][] = [];
 const verdicts: string[] = [];
 for (const f of fixtures) {
-  const base = r.get(`${f.label} JSON.stringify`)!.median;
-  const hot = r.get(`${f.label} boundJson(x, resolved)`)!.median;
-  const cold = r.get(`${f.label} boundJson(x)`)!.median;
+  const med = (variant: string): number => median(perRound.get(`${f.label} ${variant}`)!);
+  const roundRatios = perRound.get(`${f.label} ${HOT}`)!.map((x, i) => x / perRound.get(`${f.label} ${BASE}`)![i]!);
+  const base = med(BASE);
+  const hot = med(HOT);
+  const cold = med(COLD);
   body.push([
     f.label,
     String(f.bytes),
     fmt(base),
     fmt(hot),
     `${(hot / base).toFixed(2)}×`,
+    `${Math.min(...roundRatios).toFixed(2)}–${Math.max(...roundRatios).toFixed(2)}×`,
     fmt(cold),
     `${(cold / base).toFixed(2)}×`,
   ]);
@@ -102,11 +127,12 @@ for (const f of fixtures) {
 }
 console.log(
   table(
-    ['fixture', 'JSON bytes', 'JSON.stringify', 'boundJson(x, resolved)', 'ratio', 'boundJson(x)', 'ratio'],
+    ['fixture', 'JSON bytes', BASE, HOT, 'ratio', 'ratio per round', COLD, 'ratio'],
     body,
   ),
 );
-console.log('\nsamples per task: ' + [...r.values()].map((x) => `${x.name}=${x.samples}`).join(', '));
+console.log(`\n${ROUNDS} rounds; per-round medians (µs):`);
+for (const [name, xs] of perRound) console.log(`  ${name}: ${xs.map((x) => (x * 1000).toFixed(1)).join(', ')}`);
 console.log('\n' + verdicts.join('\n'));
 console.log(`\nat end: ${loadLine()}`);
 if (sink === 0) console.log('');

@@ -3,13 +3,15 @@
  * `mcp-budget` — argument parsing only; every command is a function in its layer.
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
-import { parseBudgetArgs, parseSize, budgetOptionsFromEnv, UsageError } from './cli/args.js';
-import { runApply, type ApplyMode } from './commands/apply.js';
-import { runDemo } from './commands/demo.js';
-import { runServe } from './commands/serve.js';
+// Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
+import { BUDGET_FLAGS, budgetOptionsFromEnv, parseBudgetArgs, parseSize, UsageError } from './cli/args.js';
+import type { ApplyMode } from './commands/apply.js';
 import { BudgetError } from './engine/errors.js';
+import type { BudgetOptions } from './engine/limits.js';
 import { resolveLimits } from './engine/options.js';
-import { DEFAULT_MAX_REQUEST_BYTES, runProxy } from './transport/proxy.js';
+
+/** 4 MiB: the default cap on one client message through the proxy. */
+const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 const USAGE = `Usage:
   mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
@@ -41,7 +43,9 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   const { options: flagOptions, rest } = parseBudgetArgs(args);
-  const options = { ...budgetOptionsFromEnv(process.env), ...flagOptions };
+  const envOptions = budgetOptionsFromEnv(process.env);
+  const options = { ...envOptions, ...flagOptions };
+  checkLimits(options, flagOptions);
   switch (command) {
     case 'apply': {
       let mode: ApplyMode = 'auto';
@@ -61,15 +65,18 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       if (files.length > 1) throw new UsageError(`apply takes one FILE (or - for stdin), got ${files.length}`);
-      const ac = new AbortController();
-      process.once('SIGINT', () => ac.abort());
+      // Ctrl-C: nothing has been written yet (output comes at the end), so stop at once.
+      process.once('SIGINT', () => {
+        process.stderr.write('mcp-budget: interrupted; nothing was written\n');
+        process.exit(130);
+      });
+      const { runApply } = await import('./commands/apply.js');
       await runApply({
         file: files[0] ?? '-',
         limits: options,
         mode,
         stdin: process.stdin,
         stdout: process.stdout,
-        signal: ac.signal,
       });
       return 0;
     }
@@ -92,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
         }
       }
       if (command.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
-      resolveLimits(options); // reject bad limits before the server starts
+      const { runProxy } = await import('./transport/proxy.js');
       return runProxy({
         command: command[0]!,
         args: command.slice(1),
@@ -115,15 +122,35 @@ async function main(argv: string[]): Promise<number> {
           throw new UsageError(`Unknown argument \`${a}\` for serve`);
         }
       }
+      const { runServe } = await import('./commands/serve.js');
       await runServe(root, options);
       return 0;
     }
     case 'demo':
       if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for demo`);
+      const { runDemo } = await import('./commands/demo.js');
       await runDemo(options, process.stdout);
       return 0;
     default:
       throw new UsageError(`Unknown command \`${command}\``);
+  }
+}
+
+/**
+ * Validate the merged limits once, before any work, and name what the user typed: the flag, or
+ * the environment variable when the value came from there (the floor of `--max-bytes` depends on
+ * the other limits, so it can only be checked here).
+ */
+function checkLimits(options: BudgetOptions, fromFlags: BudgetOptions): void {
+  try {
+    resolveLimits(options);
+  } catch (e) {
+    if (!(e instanceof BudgetError) || e.code !== 'LIMIT_OUT_OF_RANGE') throw e;
+    const option = e.data?.option as string | undefined;
+    const def = BUDGET_FLAGS.find((f) => f.limit === option);
+    if (def === undefined) throw new UsageError(e.message);
+    const name = option !== undefined && option in fromFlags ? def.flag : def.env;
+    throw new UsageError(e.message.replace(`\`${option}\``, `\`${name}\``));
   }
 }
 

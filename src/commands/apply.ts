@@ -1,9 +1,10 @@
 /**
  * `mcp-budget apply`: bound one CallToolResult or JSON-RPC response read from a file or stdin and
- * write the bounded JSON to stdout. `memory` mode parses the input whole (fine up to a few MiB);
- * `stream` mode bounds the bytes as they arrive with flat memory. `auto` picks by size.
+ * write the bounded JSON to stdout. `stream` (and `auto`, its alias) bounds the bytes as they
+ * arrive with flat memory, copying numbers as written; small inputs still take the in-memory
+ * engine inside the byte source. `memory` parses the input whole with `JSON.parse` (numbers are
+ * then JavaScript numbers) and exists for benchmarks and debugging.
  */
-import { stat } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
 import { boundJson } from '../engine/bound.js';
@@ -15,9 +16,6 @@ import { boundStream } from '../stream/bound-stream.js';
 import { readChunks } from '../stream/read-chunks.js';
 
 export type ApplyMode = 'auto' | 'memory' | 'stream';
-
-/** Inputs up to this size take the in-memory path in `auto` mode (JSON.parse wins below ~1 MiB). */
-export const AUTO_MEMORY_MAX_BYTES = 1024 * 1024;
 
 export interface ApplyOptions {
   /** A path, or `-` for stdin. */
@@ -32,10 +30,7 @@ export interface ApplyOptions {
 /** Run `apply`; throws BudgetError for invalid input (exit 1) and for limits out of range. */
 export async function runApply(opts: ApplyOptions): Promise<void> {
   const limits = resolveLimits(opts.limits);
-  let mode = opts.mode;
-  if (mode === 'auto') {
-    mode = opts.file !== '-' && (await stat(opts.file)).size <= AUTO_MEMORY_MAX_BYTES ? 'memory' : 'stream';
-  }
+  const mode = opts.mode === 'auto' ? 'stream' : opts.mode;
   // stdin is read through its descriptor when it is one (flat memory); a substitute stream otherwise.
   const fd = opts.stdin === process.stdin ? 0 : undefined;
   const input = opts.file !== '-' ? readChunks(opts.file) : fd !== undefined ? readChunks(fd) : opts.stdin;

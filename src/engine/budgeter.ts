@@ -10,7 +10,7 @@
  */
 import { ValueCapture } from './capture.js';
 import { BudgetError } from './errors.js';
-import { MAX_ENVELOPE_FIELD_BYTES, MAX_POINTER_BYTES, MIN_CUT_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
+import { MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, MAX_POINTER_BYTES, MIN_CUT_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { Output, type ChunkSink, type Mark } from './output.js';
 import {
@@ -99,8 +99,34 @@ interface Slot {
 
 const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error', 'method', 'params']);
 const ISERROR_RESERVE = ',"isError":false'.length;
+/**
+ * `,"_meta":{}`: part of the report reserve, handed to the result's own `_meta` when it opens,
+ * less the one byte the report then needs for its comma among `_meta`'s other members.
+ */
+const META_WRAPPER_BYTES = ',"_meta":{}'.length - 1;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
+
+/**
+ * Keys the string bound does not apply to: the members of the result, the envelope and the error
+ * are named by the protocol, and this library's own `_meta` keys must survive any bound.
+ */
+export function exemptKey(role: string, name: string): boolean {
+  switch (role) {
+    case 'result':
+    case 'envelope':
+      return true;
+    case 'error':
+      return name === 'code' || name === 'message' || name === 'data';
+    case 'meta':
+    case 'errdata':
+      return name === REPORT_KEY;
+    case 'blockmeta':
+      return name === NOTICE_KEY;
+    default:
+      return false;
+  }
+}
 
 /** Event-driven budgeter for one result. Create one per result; call `finish()` at the end. */
 export class Budgeter {
@@ -116,7 +142,7 @@ export class Budgeter {
   private isErrorReserved = false;
   private mirrorExtra = 0;
   private candidate: Candidate | undefined;
-  private mirror: { budget: number; used: number; open: number; from: number } | undefined;
+  private mirror: { budget: number; used: number; open: number; from: number; exhausted: boolean } | undefined;
   private mirrorRange: { from: number; to: number } | undefined;
   private str: Str | undefined;
   private capture: ValueCapture | undefined;
@@ -125,6 +151,9 @@ export class Budgeter {
   private noticeSlot: Slot | undefined;
   private reportSlot: Slot | undefined;
   private finished = false;
+  private sawErrorData = false;
+  /** The `,"_meta":{…}` wrapper is part of the reserve until the result's own `_meta` opens. */
+  private metaWrapperReserved = true;
 
   constructor(
     private readonly limits: ResolvedLimits,
@@ -147,7 +176,8 @@ export class Budgeter {
       this.closing -
       this.limits.reserveBytes -
       (this.isErrorReserved ? ISERROR_RESERVE : 0) -
-      this.mirrorExtra
+      this.mirrorExtra +
+      (this.metaWrapperReserved ? 0 : META_WRAPPER_BYTES)
     );
   }
 
@@ -173,7 +203,7 @@ export class Budgeter {
     let length = 0;
     for (let i = this.base; i <= upTo; i++) {
       const f = this.frames[i]!;
-      length += f.array ? 8 : f.key.length;
+      length += 1 + (f.array ? String(f.cur).length : f.key.length);
       if (length > MAX_POINTER_BYTES) return undefined;
     }
     let p = '';
@@ -194,7 +224,7 @@ export class Budgeter {
     const f = this.top!;
     this.omit(kind);
     f.closed = kind;
-    if (kind === 'result_bytes') this.exhausted = true;
+    if (kind === 'result_bytes') this.spend();
     return false;
   }
 
@@ -267,7 +297,7 @@ export class Budgeter {
       if (parent.role !== 'content' && parent.kept >= this.limits.maxItems) return this.omitAndClose('array_items');
     }
     if (parent.role === 'envelope') return true;
-    if (this.exhausted && !reserved) return this.omitAndClose('result_bytes');
+    if ((this.exhausted || this.mirror?.exhausted === true) && !reserved) return this.omitAndClose('result_bytes');
     return true;
   }
 
@@ -314,7 +344,9 @@ export class Budgeter {
     if (parent.abandoned && !parent.array) return false;
     if (this.startsCapture(parent)) return this.beginCapture(array);
     const role = this.childRole(parent, array ? 'array' : 'object');
-    if (!this.gate(parent, false)) return false;
+    // The result's own `_meta` will hold the report: it opens on the reserved wrapper bytes.
+    const ownMeta = role === 'meta' && this.metaWrapperReserved;
+    if (!this.gate(parent, ownMeta)) return false;
     if (role === 'drop') {
       this.omit('top_level_field');
       return false;
@@ -327,6 +359,7 @@ export class Budgeter {
     }
     const mark = role === 'block' ? this.out.mark() : undefined;
     const pre = this.prefix(parent);
+    if (ownMeta) this.metaWrapperReserved = false;
     if (this.cost(pre) + 2 > this.room()) {
       if (mark !== undefined) this.out.release(mark);
       return this.omitAndClose('result_bytes');
@@ -334,16 +367,14 @@ export class Budgeter {
     const outside = parent.role === 'envelope';
     let mirror = false;
     if (role === 'structure' && this.candidate !== undefined && this.mirrorRange === undefined) {
-      mirror = this.candidate.first === (array ? OPEN_BRACKET : OPEN_BRACE);
+      mirror = this.candidate.first === (array ? OPEN_BRACKET : OPEN_BRACE) && this.mirrorBudget(pre) >= 2;
     }
     const parentKept = parent.kept;
     parent.kept++;
     if (mirror) {
+      const budget = this.mirrorBudget(pre);
       this.emit(pre, outside);
-      const x = this.room();
-      const c = this.candidate!.raw;
-      const cap = Math.min(this.limits.maxBlockBytes, c + (this.limits.maxTextBytes - this.textUsed));
-      this.mirror = { budget: Math.min(cap, x, Math.floor((x + c) / 2)), used: 0, open: 0, from: this.out.length };
+      this.mirror = { budget, used: 0, open: 0, from: this.out.length, exhausted: false };
       this.emit(array ? '[' : '{');
     } else if (outside) {
       this.emit(pre, true);
@@ -456,7 +487,10 @@ export class Budgeter {
         this.isErrorReserved = false;
         break;
       case 'error':
-        if (this.reportSlot === undefined) this.reportSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: 'data' };
+        // A non-object `data` gets no report (there is nowhere to put one without a second key).
+        if (this.reportSlot === undefined && !this.sawErrorData) {
+          this.reportSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: 'data' };
+        }
         break;
       case 'block':
         this.out.release(f.tx!.mark);
@@ -487,10 +521,11 @@ export class Budgeter {
       this.omit(f.closed);
       return false;
     }
+    if (f.role === 'error' && name === 'data') this.sawErrorData = true;
     switch (f.role) {
       case 'envelope':
         if (name === 'method' || name === 'params') {
-          throw new BudgetError('INVALID_RESULT', 'Expected a JSON-RPC response, got a request or notification');
+          throw new BudgetError('INVALID_RESULT', 'Expected a JSON-RPC response, got a request or notification', { message: 'request' });
         }
         if (name !== 'result' && name !== 'error' && name !== 'id' && name !== 'jsonrpc') return false;
         break;
@@ -511,7 +546,7 @@ export class Budgeter {
       default:
         break;
     }
-    if (name.length > this.limits.maxStringBytes || escapedLength(name) > this.limits.maxStringBytes) {
+    if (!exemptKey(f.role, name) && (name.length > this.limits.maxStringBytes || name.length > MAX_KEY_UNITS || escapedLength(name) > this.limits.maxStringBytes)) {
       this.omit('string_bytes');
       return false;
     }
@@ -694,6 +729,7 @@ export class Budgeter {
   private emitContent(s: Str, esc: string): void {
     const bytes = utf8Length(esc);
     this.out.write(esc, bytes);
+    if (s.kind === 'envelope') this.outside += bytes;
     s.usedRaw += bytes;
     if (this.mirror !== undefined) {
       const m = mirrorLength(esc);
@@ -717,8 +753,17 @@ export class Budgeter {
       return this.omitAndClose('result_bytes');
     }
     this.omit(s.limitKind);
-    if (s.limitKind === 'result_bytes') this.exhausted = true;
+    if (s.limitKind === 'result_bytes') this.spend();
     return false;
+  }
+
+  /**
+   * The budget is spent: every later value is omitted. While a text mirror is being rebuilt, the
+   * mirror's own budget ran out, not the result's: only the rest of the structure is omitted.
+   */
+  private spend(): void {
+    if (this.mirror !== undefined) this.mirror.exhausted = true;
+    else this.exhausted = true;
   }
 
   /** End of the current string. */
@@ -788,6 +833,18 @@ export class Budgeter {
   /** Index in `content` of the text block that may mirror `structuredContent`. */
   get mirrorBlockIndex(): number | undefined {
     return this.candidate?.block;
+  }
+
+  /**
+   * Mirror units `structuredContent` may take when its JSON must also fit, escaped, in the place
+   * of the candidate text block (after the prefix `pre` is written): within the block and text
+   * bounds, and so that structure plus rebuilt text fit the result.
+   */
+  private mirrorBudget(pre: string): number {
+    const x = this.room() - utf8Length(pre);
+    const c = this.candidate!.raw;
+    const cap = Math.min(this.limits.maxBlockBytes, c + (this.limits.maxTextBytes - this.textUsed));
+    return Math.min(cap, x, Math.floor((x + c) / 2));
   }
 
   private endMirror(): void {
@@ -868,7 +925,7 @@ export class Budgeter {
   /** The innermost container takes no more children and no more pointers: skip its tail unseen. */
   get canSkipRest(): boolean {
     const f = this.top;
-    if (f === undefined || this.capture !== undefined) return false;
+    if (f === undefined || this.capture !== undefined || f.role === 'result') return false;
     return f.abandoned || (f.closed !== undefined && !this.report.wantsPaths);
   }
 
@@ -877,7 +934,8 @@ export class Budgeter {
   /** Whether the innermost container takes no more children (a source may skip the rest). */
   get topClosed(): boolean {
     const f = this.top;
-    return f !== undefined && this.capture === undefined && (f.closed !== undefined || f.abandoned);
+    // The result object is never skipped in bulk: its reserved `isError` may still follow.
+    return f !== undefined && this.capture === undefined && f.role !== 'result' && (f.closed !== undefined || f.abandoned);
   }
 
   /**

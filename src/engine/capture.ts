@@ -49,7 +49,8 @@ export class ValueCapture {
       if (!this.over) top.push(v);
     } else {
       const k = this.keys[this.keys.length - 1];
-      if (!this.over && k !== undefined) top[k] = v;
+      // defineProperty: a "__proto__" member is data, as JSON.parse makes it, not a prototype.
+      if (!this.over && k !== undefined) Object.defineProperty(top, k, { value: v, writable: true, enumerable: true, configurable: true });
     }
   }
 

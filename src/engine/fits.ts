@@ -4,8 +4,8 @@
  * broken (so an oversized value costs little), and only then serializes a value proven small.
  * The byte source applies the same predicate to events (see the streaming path).
  */
-import type { RootKind } from './budgeter.js';
-import { MAX_ENVELOPE_FIELD_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
+import { exemptKey, type RootKind } from './budgeter.js';
+import { MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, NOTICE_KEY, REPORT_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { escapedLength, utf8Length } from './wire.js';
 
@@ -38,7 +38,7 @@ const RARE = /[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]/;
  * by one native UTF-8 count plus one extra byte a unit when no rarely-escaped character occurs.
  */
 function upperBound(s: string): number {
-  if (s.length <= 256) return s.length * 6;
+  if (s.length <= 256) return escapedLength(s); // exact, and cheap at this length
   if (RARE.test(s)) return escapedLength(s);
   return Buffer.byteLength(s, 'utf8') + s.length;
 }
@@ -94,7 +94,6 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
       } else {
         return undefined; // dropped or rejected by the budgeter
       }
-      if (k.length > limits.maxStringBytes || escapedLength(k) > limits.maxStringBytes) return undefined;
       out += (first ? '' : ',') + JSON.stringify(k) + ':' + piece;
       first = false;
     }
@@ -150,6 +149,8 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     if (depth > limits.maxDepth) throw NOT_FIT;
     if (Array.isArray(value)) {
       if (k !== 'content' && value.length > limits.maxItems) throw NOT_FIT;
+      // Every item takes at least one byte and a comma: a long array cannot fit (before any walk).
+      if (bytes + 2 * value.length > maxBytes) throw NOT_FIT;
       bytes += value.length === 0 ? 2 : value.length + 1;
       for (let i = value.length - 1; i >= 0; i--) {
         const v: unknown = value[i];
@@ -165,14 +166,19 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     const keys = Object.keys(value);
     const counted = k === 'generic' || k === 'meta' || k === 'errdata' || k === 'blockmeta';
     if (counted && keys.length > limits.maxKeys) throw NOT_FIT;
+    // Every member takes at least `"":0` and a comma; undefined members are rare enough to ignore
+    // here only when the object is small.
+    if (bytes + 5 * keys.length > maxBytes * 2) throw NOT_FIT;
     let members = 0;
     for (const key of keys) {
       const v: unknown = (value as Record<string, unknown>)[key];
       if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
       members++;
-      str(key, limits.maxStringBytes);
+      if (key.length > MAX_KEY_UNITS) throw NOT_FIT;
+      str(key, exemptKey(k, key) ? Infinity : limits.maxStringBytes);
       bytes += 1; // ':'
       if (k === 'result' && !limits.allowedFields.has(key)) throw NOT_FIT;
+      if (k === 'result' && key === '_meta' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw NOT_FIT;
       if ((k === 'meta' || k === 'errdata') && key === REPORT_KEY) throw NOT_FIT;
       if (k === 'blockmeta' && key === NOTICE_KEY && v === true) throw NOT_FIT;
       if (typeof v === 'string') {

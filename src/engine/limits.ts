@@ -70,7 +70,8 @@ export const LIMIT_RANGES: Readonly<Record<NumericLimit, { min: number; max: num
   maxItems: { min: 1, max: 10_000_000 },
   maxKeys: { min: 1, max: 10_000_000 },
   maxStringBytes: { min: 16, max: GiB },
-  maxDepth: { min: 4, max: 10_000 },
+  // 1000: far past any real result, and within what JSON.stringify can nest without overflowing.
+  maxDepth: { min: 4, max: 1000 },
   maxOmittedPaths: { min: 0, max: 1000 },
 });
 
@@ -86,6 +87,11 @@ export const MAX_POINTER_BYTES = 256;
  * instead: a few characters of a long value help nobody and cost a pointer.
  */
 export const MIN_CUT_BYTES = 16;
+/**
+ * An object key longer than this (UTF-16 units) drops its member whatever `maxStringBytes` says:
+ * the byte source never assembles a longer key, so both paths apply the same rule.
+ */
+export const MAX_KEY_UNITS = 1024 * 1024;
 /** A JSON-RPC `id` (or `jsonrpc` value) larger than this is rejected, not passed. */
 export const MAX_ENVELOPE_FIELD_BYTES = 1024;
 /** A captured earlier report larger than this is treated as foreign data and dropped. */

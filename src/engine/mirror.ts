@@ -12,6 +12,16 @@ interface Entry {
   first: boolean;
 }
 
+/** What JSON.stringify serializes for `v`: the result of `toJSON`, and boxed primitives unboxed. */
+export function resolveToJSON(v: unknown, key: string): unknown {
+  let r = v;
+  if (r !== null && typeof r === 'object' && typeof (r as { toJSON?: unknown }).toJSON === 'function') {
+    r = (r as { toJSON: (k: string) => unknown }).toJSON(key);
+  }
+  if (r instanceof Number || r instanceof String || r instanceof Boolean) r = r.valueOf();
+  return r;
+}
+
 export function serializationEquals(value: unknown, text: string): boolean {
   let pos = 0;
   const match = (piece: string): boolean => {
@@ -22,10 +32,7 @@ export function serializationEquals(value: unknown, text: string): boolean {
   const stack: Entry[] = [];
   // Returns false on mismatch; pushes containers.
   const put = (raw: unknown, key: string, inArray: boolean): boolean | 'skip' => {
-    let v = raw;
-    if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-      v = (v as { toJSON: (k: string) => unknown }).toJSON(key);
-    }
+    const v = resolveToJSON(raw, key);
     switch (typeof v) {
       case 'string':
         return match(JSON.stringify(v));
@@ -69,7 +76,7 @@ export function serializationEquals(value: unknown, text: string): boolean {
         continue;
       }
       const k = keys[e.i++]!;
-      const v = (e.value as Record<string, unknown>)[k];
+      const v = resolveToJSON((e.value as Record<string, unknown>)[k], k);
       if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
       if (!match((e.first ? '' : ',') + JSON.stringify(k) + ':')) return false;
       e.first = false;

@@ -10,10 +10,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { BudgetError } from './errors.js';
-import { SKIP_MORE, newSkipState, scanSkipJs, type SkipState } from './skip-scan.js';
+import { MAX_KEY_UNITS } from './limits.js';
+import { SKIP_MORE, newSkipState, type SkipState } from './skip-scan.js';
+import { scanSkipBest } from './skip-scan-wasm.js';
 
 /** The skip scanner in use (a faster implementation may replace the reference one). */
-const scanSkip = scanSkipJs;
+const scanSkip = scanSkipBest;
 
 /** The events a tokenizer source produces; the budgeter implements them. See budgeter.ts. */
 export interface JsonEvents {
@@ -47,8 +49,6 @@ const enum S {
   Done,
 }
 
-/** Keys longer than this (UTF-16 units) are passed cut to this length; far above any bound's use. */
-export const MAX_KEY_UNITS = 1024 * 1024;
 /** A number token longer than this is rejected. */
 export const MAX_NUMBER_BYTES = 4096;
 
@@ -131,6 +131,7 @@ export class Tokenizer {
     if (this.tap !== undefined && end > this.tapFrom) this.tap(buf.subarray(this.tapFrom, end));
     this.tapFrom = 0;
     this.base += buf.length;
+    this.pos = 0;
   }
 
   /** The input ended: anything unfinished is a truncated document. */
@@ -307,6 +308,7 @@ export class Tokenizer {
       default:
         if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
           this.tokenText = '';
+          this.numberStart = this.base + i;
           this.state = S.Number;
           return i;
         }
@@ -314,6 +316,8 @@ export class Tokenizer {
     }
   }
 
+  /** Absolute offset where the current number started (errors name it whatever the chunking). */
+  private numberStart = 0;
   /** The current number or literal belongs to a refused member: parse it, report nothing. */
   private silent = false;
 
@@ -375,35 +379,44 @@ export class Tokenizer {
 
   /** Validate skipped bytes `[from, to)` as UTF-8 (native), carrying an incomplete tail when `open`. */
   private checkSkippedUtf8(buf: Buffer, from: number, to: number, open: boolean): void {
-    let region: Uint8Array = buf.subarray(from, to);
+    let start = from;
     if (this.utfTail !== undefined) {
-      const joined = new Uint8Array(this.utfTail.length + region.length);
-      joined.set(this.utfTail, 0);
-      joined.set(region, this.utfTail.length);
-      region = joined;
-      from -= this.utfTail.length;
+      // Complete the sequence carried from the last buffer with just the bytes it needs.
+      // Perf: joining the tail with the whole region would copy every buffer of multi-byte text.
+      const tail = this.utfTail;
       this.utfTail = undefined;
+      const need = (tail[0]! >= 0xf0 ? 4 : tail[0]! >= 0xe0 ? 3 : 2) - tail.length;
+      const have = Math.min(need, to - from);
+      const seq = new Uint8Array(tail.length + have);
+      seq.set(tail, 0);
+      seq.set(buf.subarray(from, from + have), tail.length);
+      if (have < need) {
+        if (open) this.utfTail = seq;
+        else this.fail('invalid UTF-8', from - tail.length);
+        return;
+      }
+      if (!isUtf8(seq)) this.fail('invalid UTF-8', from - tail.length);
+      start = from + have;
     }
-    let end = region.length;
+    let end = to;
     if (open) {
       // Leave an incomplete trailing sequence for the next buffer.
       let k = end - 1;
       let back = 0;
-      while (k >= 0 && back < 3 && (region[k]! & 0xc0) === 0x80) {
+      while (k >= start && back < 3 && (buf[k]! & 0xc0) === 0x80) {
         k--;
         back++;
       }
-      if (k >= 0 && region[k]! >= 0xc0) {
-        const need = region[k]! >= 0xf0 ? 4 : region[k]! >= 0xe0 ? 3 : 2;
+      if (k >= start && buf[k]! >= 0xc0) {
+        const need = buf[k]! >= 0xf0 ? 4 : buf[k]! >= 0xe0 ? 3 : 2;
         if (end - k < need) {
-          this.utfTail = new Uint8Array(region.subarray(k));
+          this.utfTail = new Uint8Array(buf.subarray(k, end));
           end = k;
         }
       }
     }
-    if (end > 0 && !isUtf8(region.subarray(0, end))) {
-      const bad = firstInvalidUtf8(region.subarray(0, end));
-      this.fail('invalid UTF-8', from + bad);
+    if (end > start && !isUtf8(buf.subarray(start, end))) {
+      this.fail('invalid UTF-8', start + firstInvalidUtf8(buf.subarray(start, end)));
     }
   }
 
@@ -538,7 +551,7 @@ export class Tokenizer {
       break;
     }
     this.tokenText += buf.toString('latin1', start, i);
-    if (this.tokenText.length > MAX_NUMBER_BYTES) this.fail(`number longer than ${MAX_NUMBER_BYTES} bytes`, i);
+    if (this.tokenText.length > MAX_NUMBER_BYTES) this.fail(`number longer than ${MAX_NUMBER_BYTES} bytes`, this.numberStart - this.base);
     if (i < n) {
       this.pos = i;
       this.finishNumber();
@@ -548,7 +561,7 @@ export class Tokenizer {
 
   private finishNumber(): void {
     const raw = this.tokenText;
-    if (!NUMBER_RE.test(raw)) this.fail(`invalid number ${JSON.stringify(raw.slice(0, 40))}`, this.pos - raw.length);
+    if (!NUMBER_RE.test(raw)) this.fail(`invalid number ${JSON.stringify(raw.slice(0, 40))}`, this.numberStart - this.base);
     this.tokenText = '';
     if (this.silent) this.silent = false;
     else this.events.scalar(raw);

@@ -7,7 +7,7 @@
  */
 import type { Budgeter } from './budgeter.js';
 import { BudgetError } from './errors.js';
-import { serializationEquals } from './mirror.js';
+import { resolveToJSON, serializationEquals } from './mirror.js';
 
 interface Entry {
   value: unknown;
@@ -21,19 +21,11 @@ function isSkipped(v: unknown): boolean {
   return v === undefined || typeof v === 'function' || typeof v === 'symbol';
 }
 
-function resolveToJSON(v: unknown, key: string): unknown {
-  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') {
-    return (v as { toJSON: (k: string) => unknown }).toJSON(key);
-  }
-  return v;
-}
-
 /** Feed `root` to `b` as events. Does not call `finish()`. */
 export function walkValue(b: Budgeter, root: unknown): void {
   const stack: Entry[] = [];
 
-  const feed = (raw: unknown, key: string): void => {
-    const v = resolveToJSON(raw, key);
+  const feed = (v: unknown, key: string): void => {
     switch (typeof v) {
       case 'string':
         b.string(v);
@@ -63,7 +55,7 @@ export function walkValue(b: Budgeter, root: unknown): void {
   };
 
   if (isSkipped(root)) throw new BudgetError('INVALID_RESULT', 'Expected a JSON object, got undefined');
-  feed(root, '');
+  feed(resolveToJSON(root, ''), '');
   while (stack.length > 0) {
     const e = stack[stack.length - 1]!;
     if (e.i < e.n && b.topClosed) {
@@ -79,10 +71,11 @@ export function walkValue(b: Budgeter, root: unknown): void {
     }
     if (e.array) {
       const i = e.i++;
-      feed((e.value as unknown[])[i], String(i));
+      feed(resolveToJSON((e.value as unknown[])[i], String(i)), String(i));
     } else {
       const k = e.keys![e.i++]!;
-      const v = (e.value as Record<string, unknown>)[k];
+      // toJSON first: a member whose toJSON gives undefined is skipped, as JSON.stringify does.
+      const v = resolveToJSON((e.value as Record<string, unknown>)[k], k);
       if (isSkipped(v)) continue;
       if (!b.key(k)) continue;
       feed(v, k);

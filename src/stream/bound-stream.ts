@@ -34,8 +34,12 @@ export async function boundBytes(
   const budget = new ByteBudget(resolved, options.root ?? 'auto');
   const aborted = (): BudgetError =>
     new BudgetError('ABORTED', `Bounding was aborted after ${budget.offset} bytes`, { offset: budget.offset });
-  if (signal?.aborted) throw aborted();
-  const onAbort = (): void => input.destroy?.(aborted());
+  if (signal?.aborted) {
+    input.destroy?.();
+    throw aborted();
+  }
+  // Destroy without an error: the rejection below reports it; an 'error' event would be unhandled.
+  const onAbort = (): void => input.destroy?.();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     for await (const chunk of input) {

@@ -8,8 +8,10 @@
 export interface LineHandlers {
   /** A complete line (without its newline or a trailing CR) of at most `maxLineBytes`. */
   line(bytes: Buffer): void;
-  /** Without `long`: a line went over the cap; its remaining bytes are discarded. */
-  overflow?(bytesSoFar: number): void;
+  /** Without `long`: a line went over the cap (`head`: its first bytes); the rest is discarded. */
+  overflow?(bytesSoFar: number, head: Buffer): void;
+  /** After an overflow, when the discarded line ends: its last bytes (up to 512). */
+  discarded?(tail: Buffer): void;
   /** With `long`: a line went over the cap and streams from here on. */
   long?: {
     start(): void;
@@ -18,10 +20,15 @@ export interface LineHandlers {
   };
 }
 
+const HEAD_BYTES = 512;
+const TAIL_BYTES = 512;
+
 export class LineFramer {
   private pieces: Buffer[] = [];
   private length = 0;
   private mode: 'line' | 'long' | 'discard' = 'line';
+  /** The last bytes of a discarded line (to recover its id). */
+  private tail: Buffer = Buffer.alloc(0);
 
   constructor(
     private readonly maxLineBytes: number,
@@ -57,6 +64,10 @@ export class LineFramer {
         this.handlers.long!.chunk(piece);
         return;
       case 'discard':
+        if (this.handlers.discarded !== undefined) {
+          const keep = Buffer.concat([this.tail, piece.subarray(Math.max(0, piece.length - TAIL_BYTES))]);
+          this.tail = keep.subarray(Math.max(0, keep.length - TAIL_BYTES));
+        }
         return;
     }
   }
@@ -70,7 +81,9 @@ export class LineFramer {
       for (const p of held) this.handlers.long.chunk(p);
     } else {
       this.mode = 'discard';
-      this.handlers.overflow?.(this.length);
+      const joined = Buffer.concat(held);
+      this.tail = joined.subarray(Math.max(0, joined.length - TAIL_BYTES));
+      this.handlers.overflow?.(this.length, joined.subarray(0, HEAD_BYTES));
     }
   }
 
@@ -83,7 +96,12 @@ export class LineFramer {
       this.handlers.long!.end(total);
       return;
     }
-    if (mode === 'discard') return;
+    if (mode === 'discard') {
+      const tail = this.tail;
+      this.tail = Buffer.alloc(0);
+      this.handlers.discarded?.(tail);
+      return;
+    }
     let line = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces, total);
     this.pieces = [];
     if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1);

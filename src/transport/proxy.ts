@@ -57,6 +57,8 @@ class Proxy {
   private outClosed = false;
   private killTimer: NodeJS.Timeout | undefined;
   private finished = false;
+  /** The proxy asked the server to stop: a line it leaves unfinished is expected. */
+  private stopping = false;
   private readonly name: string;
 
   constructor(
@@ -124,24 +126,40 @@ class Proxy {
           toServer.once('drain', () => o.stdin.resume());
         }
       },
-      overflow: (n) => {
+      overflow: (n, head) => {
         const max = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
         this.warn(`refused a client message of more than ${n} bytes (--max-request-bytes ${max})`);
-        this.sendToClient(
-          errorLine(null, INVALID_REQUEST, `Message of more than ${max} bytes refused by mcp-budget proxy; raise --max-request-bytes to allow it.`),
-        );
+        // The id usually comes first in a request (the SDK writes it before params); when it does
+        // not, the refused line's end is read for it once the line is over.
+        const id = findId(head);
+        if (id !== undefined) this.refuse(id, max);
+        else this.pendingRefusal = max;
+      },
+      discarded: (tail) => {
+        if (this.pendingRefusal === undefined) return;
+        const max = this.pendingRefusal;
+        this.pendingRefusal = undefined;
+        this.refuse(findId(tail) ?? null, max);
       },
     });
     o.stdin.on('data', (chunk: Buffer) => framer.push(chunk));
     o.stdin.on('end', () => {
       framer.end();
       this.clientClosed = true;
-      this.stopServer('SIGTERM');
+      this.shutDown();
     });
     o.stdin.on('error', () => {
       this.clientClosed = true;
-      this.stopServer('SIGTERM');
+      this.shutDown();
     });
+  }
+
+  private pendingRefusal: number | undefined;
+
+  private refuse(id: RequestId | null, max: number): void {
+    this.sendToClient(
+      errorLine(id, INVALID_REQUEST, `Message of more than ${max} bytes refused by mcp-budget proxy; raise --max-request-bytes to allow it.`),
+    );
   }
 
   private noteRequest(bytes: Buffer): void {
@@ -160,37 +178,67 @@ class Proxy {
     }
   }
 
-  /** Ask the server to stop: close its stdin, signal it, and kill it after the grace period. */
+  /**
+   * The client is done: as the MCP stdio shutdown goes, close the server's stdin and let it answer
+   * what is pending and exit; SIGTERM it if it has not exited after the grace period, and SIGKILL
+   * it after another.
+   */
+  private shutDown(): void {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null || this.killTimer !== undefined) return;
+    child.stdin?.end();
+    const grace = this.o.killGraceMs ?? 2000;
+    this.killTimer = setTimeout(() => this.stopServer('SIGTERM'), grace);
+    this.killTimer.unref();
+  }
+
+  /** Signal the server, and kill it if it is still there after the grace period. */
   private stopServer(signal: NodeJS.Signals): void {
     const child = this.child;
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    this.stopping = true;
     child.stdin?.end();
     child.kill(signal);
-    if (this.killTimer === undefined) {
-      this.killTimer = setTimeout(() => child.kill('SIGKILL'), this.o.killGraceMs ?? 2000);
-      this.killTimer.unref();
-    }
+    if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+    this.killTimer = setTimeout(() => child.kill('SIGKILL'), this.o.killGraceMs ?? 2000);
+    this.killTimer.unref();
   }
 
   // ------------------------------------------------------------ server → client
 
   private wireServerToClient(): void {
     const fromServer = this.child.stdout!;
-    let stream: { budget: ByteBudget; failed: string | undefined } | undefined;
+    let stream: LongLine | undefined;
     const collector = new StreamedBytesCollector();
     const framer = new LineFramer(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, {
       line: (bytes) => this.serverLine(bytes),
       long: {
         start: () => {
-          stream = { budget: new ByteBudget(this.budget.limits, 'envelope'), failed: undefined };
+          stream = { budget: new ByteBudget(this.budget.limits, 'envelope'), failed: undefined, isMessage: false, held: [], heldBytes: 0, head: undefined };
         },
         chunk: (bytes) => {
           collector.add(bytes.length);
-          if (stream === undefined || stream.failed !== undefined) return;
+          const s = stream;
+          if (s === undefined) return;
+          if (s.head === undefined) s.head = Buffer.from(bytes.subarray(0, 512));
+          // A request or notification is passed on whole when it is not too big to hold.
+          if (s.held !== undefined) {
+            if (s.heldBytes + bytes.length <= PASS_THROUGH_MAX_BYTES) {
+              s.held.push(Buffer.from(bytes));
+              s.heldBytes += bytes.length;
+            } else {
+              s.held = undefined;
+            }
+          }
+          if (s.failed !== undefined) return;
           try {
-            stream.budget.write(bytes);
+            s.budget.write(bytes);
           } catch (e) {
-            stream.failed = (e as Error).message;
+            s.failed = (e as Error).message;
+            s.isMessage = e instanceof BudgetError && e.data?.message === 'request';
+          }
+          if (s.failed === undefined && s.held !== undefined && s.heldBytes > this.budget.limits.maxResultBytes * 2) {
+            s.held = undefined; // a response: the budget streams it, nothing needs holding
           }
         },
         end: (total) => {
@@ -207,7 +255,7 @@ class Proxy {
       this.outClosed = true;
       if (e.code !== 'EPIPE') this.warn(`cannot write to the client: ${e.message}`);
       this.clientClosed = true;
-      this.stopServer('SIGTERM');
+      this.stopServer('SIGTERM'); // nobody can read the answers any more: no point waiting
     });
   }
 
@@ -216,7 +264,7 @@ class Proxy {
     try {
       msg = JSON.parse(bytes.toString('utf8'));
     } catch {
-      this.warn(`dropped a line the MCP server printed on stdout that is not JSON: ${preview(bytes)}`);
+      if (!this.stopping) this.warn(`dropped a line the MCP server printed on stdout that is not JSON: ${preview(bytes)}`);
       return;
     }
     const messages = Array.isArray(msg) ? msg : [msg];
@@ -232,14 +280,27 @@ class Proxy {
     else this.sendToClient(JSON.stringify(Array.isArray(msg) ? out : out[0]) + '\n');
   }
 
-  private serverLongLine(s: { budget: ByteBudget; failed: string | undefined }, total: number): void {
+  private serverLongLine(s: LongLine, total: number): void {
+    if (s.isMessage) {
+      if (s.held !== undefined) {
+        this.sendToClient(Buffer.concat([...s.held, NEWLINE]));
+        return;
+      }
+      this.warn(`dropped a ${total}-byte request or notification from the MCP server (over ${PASS_THROUGH_MAX_BYTES} bytes)`);
+      const id = s.head === undefined ? undefined : findId(s.head);
+      if (id !== undefined) {
+        // A request nobody will see must not leave the server waiting forever.
+        this.child.stdin?.write(errorLine(id, INVALID_REQUEST, `mcp-budget proxy: request of ${total} bytes is too large to pass to the client`));
+      }
+      return;
+    }
     let json: string;
     try {
       if (s.failed !== undefined) throw new Error(s.failed);
       json = s.budget.end().json;
     } catch (e) {
       const msg = e instanceof BudgetError || e instanceof Error ? e.message : String(e);
-      this.warn(`dropped a ${total}-byte line from the MCP server that is not a response: ${msg}`);
+      if (!this.stopping) this.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${msg}`);
       return;
     }
     const m = JSON.parse(json) as { id?: unknown; result?: unknown; error?: unknown };
@@ -303,6 +364,10 @@ class Proxy {
     if (this.finished) return;
     this.finished = true;
     if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+    // Stop reading the client: an open stdin must not keep a finished proxy alive.
+    this.o.stdin.pause();
+    this.o.stdin.removeAllListeners('data');
+    if (typeof (this.o.stdin as { destroy?: unknown }).destroy === 'function') this.o.stdin.destroy();
     // Let pending output drain before reporting the exit code.
     if (this.outClosed) this.done(code);
     else this.o.stdout.write('', () => this.done(code));
@@ -311,8 +376,35 @@ class Proxy {
 
 const NEWLINE = Buffer.from('\n');
 
+/** A server request or notification longer than the fast path is held and passed up to this size. */
+export const PASS_THROUGH_MAX_BYTES = 8 * 1024 * 1024;
+
+interface LongLine {
+  budget: ByteBudget;
+  failed: string | undefined;
+  /** The line is a request or notification, not a response. */
+  isMessage: boolean;
+  /** Raw bytes held while the line may still need passing on whole. */
+  held: Buffer[] | undefined;
+  heldBytes: number;
+  head: Buffer | undefined;
+}
+
 function errorLine(id: RequestId | null, code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n';
+}
+
+/** A top-level `"id"` in a piece of a JSON-RPC message (its head or its tail), if one is there. */
+export function findId(piece: Buffer): RequestId | undefined {
+  const text = piece.toString('utf8');
+  const m = /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})\s*[,}]/.exec(text);
+  if (m === null) return undefined;
+  try {
+    const v = JSON.parse(m[1]!) as unknown;
+    return typeof v === 'string' || typeof v === 'number' ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function preview(bytes: Buffer): string {

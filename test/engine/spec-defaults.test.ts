@@ -6,6 +6,7 @@ import {
   DEFAULT_LIMITS,
   LIMIT_RANGES,
   MAX_ENVELOPE_FIELD_BYTES,
+  MAX_KEY_UNITS,
   MAX_POINTER_BYTES,
   MIN_CUT_BYTES,
   NOTICE_KEY,
@@ -43,6 +44,7 @@ describe('spec defaults', () => {
       maxPointerBytes: MAX_POINTER_BYTES,
       minCutBytes: MIN_CUT_BYTES,
       maxEnvelopeFieldBytes: MAX_ENVELOPE_FIELD_BYTES,
+      maxKeyUnits: MAX_KEY_UNITS,
     });
     expect(json.budgetKinds).toEqual([...BUDGET_KINDS]);
   });

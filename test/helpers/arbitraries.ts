@@ -102,10 +102,11 @@ export function callToolResult(options: { contentFirst?: boolean; unknownFields?
       },
       { requiredKeys: [] },
     )
-    .chain((r) => {
-      const keys = Object.keys(r).filter((k) => unknown || (k !== 'foo' && k !== 'nextCursor'));
+    .chain((record) => {
+      const r = record as Record<string, unknown>;
+      const keys: string[] = Object.keys(r).filter((k) => unknown || (k !== 'foo' && k !== 'nextCursor'));
       const order = options.contentFirst
-        ? fc.constant(keys.filter((k) => k === 'content').concat(keys.filter((k) => k !== 'content')))
+        ? fc.constant([...keys.filter((k) => k === 'content'), ...keys.filter((k) => k !== 'content')])
         : fc.shuffledSubarray(keys, { minLength: keys.length, maxLength: keys.length });
       return fc.tuple(order, fc.boolean(), fc.nat(7)).map(([ks, mirror, at]) => {
         const out: Record<string, unknown> = {};

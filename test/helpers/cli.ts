@@ -2,7 +2,7 @@
  * Helpers for the CLI tests: locate the repository, build dist/ when it is missing or older than
  * src/ (once, even when several test files ask at the same time), and run `node dist/cli.js`.
  */
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,4 +88,46 @@ export function runCli(args: readonly string[], options: { input?: string | Buff
   });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Run `node dist/cli.js ...args` asynchronously with `input` on stdin. */
+export function runCliAsync(
+  args: readonly string[],
+  options: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliRun> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      env: cleanEnv(options.env),
+      cwd: options.cwd ?? repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.stdin.on('error', () => undefined); // the CLI may exit before reading all of stdin
+    child.on('error', reject);
+    child.on('close', (code) =>
+      resolvePromise({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Run many CLI invocations, a few at a time, keeping their order. */
+export async function runAll(
+  runs: readonly { args: readonly string[]; input?: string | Buffer; env?: Record<string, string> }[],
+  concurrency = 4,
+): Promise<CliRun[]> {
+  const results: CliRun[] = new Array(runs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < runs.length) {
+      const i = next++;
+      const r = runs[i]!;
+      results[i] = await runCliAsync(r.args, { input: r.input, env: r.env });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, runs.length) }, worker));
+  return results;
 }

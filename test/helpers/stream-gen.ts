@@ -223,7 +223,8 @@ export function resultArb(options: { mirror?: boolean; isErrorFirst?: boolean } 
       },
       { requiredKeys: options.mirror ? ['content', 'structuredContent'] : [] },
     )
-    .chain((r) => {
+    .chain((record) => {
+      const r = record as Record<string, unknown>;
       const keys = Object.keys(r);
       return fc.tuple(fc.shuffledSubarray(keys, { minLength: keys.length, maxLength: keys.length }), fc.nat(7), fc.boolean()).map(
         ([order, at, contentFirst]) => {
