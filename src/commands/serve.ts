@@ -6,8 +6,13 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { BudgetOptions } from '../engine/limits.js';
 import { createWorkspaceServer } from '../server/create-server.js';
 
+/** Quote for a POSIX shell: single quotes, with any single quote closed, escaped and reopened. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 export function connectHelp(root: string): string {
-  const cmd = `npx mcp-budget serve --root ${JSON.stringify(root)}`;
+  const cmd = `npx mcp-budget serve --root ${shellQuote(root)}`;
   return [
     'mcp-budget serve speaks MCP over stdin/stdout; it is meant to be started by an MCP client.',
     '',

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Dir, Dirent } from 'node:fs';
 // Typed for string encodings only; at run time 'buffer' yields Buffer names (checked by tests).
 import { opendir } from 'node:fs/promises';
-import { WorkspaceError, type Workspace } from './confine.js';
+import { WorkspaceError, fsError, type Workspace } from './confine.js';
 import type { CursorCodec } from './cursor.js';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -39,6 +39,8 @@ export interface BrowseOptions {
   handleTtlMs?: number;
   /** Entries a re-scan may pass while looking for the cursor's position. @default 200000 */
   maxRescanEntries?: number;
+  /** A page stops before its entries' JSON passes this size (so the result budget never cuts it). */
+  maxPageBytes?: number;
 }
 
 interface Cached {
@@ -58,6 +60,10 @@ class HandleCache {
   ) {}
 
   put(id: string, c: Omit<Cached, 'expires'>): void {
+    if (this.max <= 0) {
+      void c.dir.close().catch(() => undefined); // no cache: every next page re-scans
+      return;
+    }
     this.sweep();
     while (this.map.size >= this.max) {
       const [oldest, v] = this.map.entries().next().value as [string, Cached];
@@ -112,7 +118,10 @@ export class DirectoryBrowser {
   ) {
     this.cache = new HandleCache(options.maxCachedHandles ?? 16, options.handleTtlMs ?? 30_000);
     this.maxRescan = options.maxRescanEntries ?? 200_000;
+    this.maxPageBytes = options.maxPageBytes ?? Infinity;
   }
+
+  private readonly maxPageBytes: number;
 
   /** Open handles currently cached (for tests and diagnostics). */
   get cachedHandles(): number {
@@ -155,10 +164,15 @@ export class DirectoryBrowser {
         handle = await this.rescan(dir.abs, Buffer.from(String(c.n), 'base64'));
       }
     } else {
-      handle = await opendir(dir.abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
+      try {
+        handle = await opendir(dir.abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
+      } catch (e) {
+        throw fsError(e, path);
+      }
     }
 
     const entries: DirEntry[] = [];
+    let bytes = 0;
     let last: Buffer | undefined;
     let warning: string | undefined;
     let extra: Dirent<Buffer> | null = null;
@@ -168,11 +182,14 @@ export class DirectoryBrowser {
         peek = null;
         if (d === null) break;
         if (filter !== undefined && !filter(d)) continue;
-        if (entries.length === limit) {
-          extra = d; // the limit+1-th entry: there is more
+        const e = entryOf(d);
+        const size = JSON.stringify(e).length + 1;
+        if (entries.length === limit || (entries.length > 0 && bytes + size > this.maxPageBytes)) {
+          extra = d; // the entry after the page: there is more
           break;
         }
-        entries.push(entryOf(d));
+        entries.push(e);
+        bytes += size;
         last = d.name;
       }
     } catch (e) {
@@ -199,7 +216,12 @@ export class DirectoryBrowser {
 
   /** Re-open a directory and move past the entry named `after` (raw bytes). */
   private async rescan(abs: string, after: Buffer): Promise<Dir> {
-    const handle = await opendir(abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 });
+    let handle: Dir;
+    try {
+      handle = await opendir(abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 });
+    } catch (e) {
+      throw fsError(e, undefined);
+    }
     let seen = 0;
     try {
       for (;;) {

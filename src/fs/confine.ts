@@ -110,7 +110,12 @@ export class Workspace {
   /** Resolve a directory. */
   async resolveDirectory(path: string | undefined): Promise<Resolved & { dev: number; ino: number }> {
     const r = await this.resolve(path);
-    const st = await stat(r.abs);
+    let st;
+    try {
+      st = await stat(r.abs);
+    } catch (e) {
+      throw fsError(e, path);
+    }
     if (!st.isDirectory()) throw new WorkspaceError('NOT_A_DIRECTORY', `${JSON.stringify(path ?? '.')} is not a directory`);
     return { ...r, dev: st.dev, ino: st.ino };
   }
@@ -123,7 +128,8 @@ export class Workspace {
     const r = await this.resolve(path);
     let handle: FileHandle;
     try {
-      handle = await open(r.abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+      // O_NONBLOCK: a FIFO or device must not block the open; the file-type check refuses it.
+      handle = await open(r.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (e) {
       throw fsError(e, path);
     }
@@ -152,13 +158,19 @@ export class Workspace {
       try {
         await lstat(existing);
         break;
-      } catch {
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fsError(e, path);
         if (i === 0) throw new WorkspaceError('IO_ERROR', 'The workspace root is gone');
         i--;
         existing = join(this.root, ...parts.slice(0, i));
       }
     }
-    const real = await realpath(existing);
+    let real: string;
+    try {
+      real = await realpath(existing);
+    } catch (e) {
+      throw fsError(e, path); // a dangling or looping link on the way
+    }
     if (!this.contains(real)) {
       throw new WorkspaceError('PATH_ESCAPES_ROOT', `${JSON.stringify(path)} is under a symlink that leads outside the workspace root`);
     }
@@ -200,6 +212,7 @@ export function fsError(e: unknown, path: string | undefined): WorkspaceError {
     case 'EEXIST':
       return new WorkspaceError('ALREADY_EXISTS', `${p} already exists; pass overwrite: true to replace it`);
     default:
-      return new WorkspaceError('IO_ERROR', `Cannot access ${p}: ${err.message}`);
+      // Never the host path: only the user's path and the error code.
+      return new WorkspaceError('IO_ERROR', `Cannot access ${p} (${err.code ?? 'error'})`);
   }
 }

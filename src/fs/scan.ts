@@ -4,7 +4,7 @@
  * cap was reached, so a directory of a million entries costs the same as one of a thousand.
  */
 import { opendir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { DirectoryBrowser } from './browse.js';
 
 /** Entries counted per directory before the count is reported as capped. */
@@ -12,6 +12,8 @@ export const SCAN_COUNT_CAP = 1000;
 
 export interface DirSummary {
   name: string;
+  /** The raw name, base64, when it is not valid UTF-8. */
+  name_base64?: string;
   entries: number;
   files: number;
   directories: number;
@@ -26,10 +28,11 @@ export interface ScanPage {
   next_cursor?: string;
 }
 
-async function summarize(abs: string, name: string): Promise<DirSummary> {
+async function summarize(abs: string | Buffer, name: string, nameBase64: string | undefined): Promise<DirSummary> {
   const s: DirSummary = { name, entries: 0, files: 0, directories: 0, capped: false };
+  if (nameBase64 !== undefined) s.name_base64 = nameBase64;
   try {
-    const dir = await opendir(abs, { bufferSize: 128 });
+    const dir = await opendir(abs as string, { bufferSize: 128 }); // a Buffer path works at run time
     try {
       for (;;) {
         const d = await dir.read();
@@ -54,7 +57,11 @@ async function summarize(abs: string, name: string): Promise<DirSummary> {
 export async function scanWorkspace(browser: DirectoryBrowser, root: string, limit: number, cursor: string | undefined): Promise<ScanPage> {
   const page = await browser.list(undefined, limit, cursor, (d) => d.isDirectory(), 'scan');
   const directories: DirSummary[] = [];
-  for (const e of page.entries) directories.push(await summarize(join(root, e.name), e.name));
+  for (const e of page.entries) {
+    // A name that is not UTF-8 is opened by its raw bytes.
+    const abs = e.name_base64 === undefined ? join(root, e.name) : Buffer.concat([Buffer.from(root + sep), Buffer.from(e.name_base64, 'base64')]);
+    directories.push(await summarize(abs, e.name, e.name_base64));
+  }
   const out: ScanPage = { directories, has_more: page.has_more };
   if (page.next_cursor !== undefined) out.next_cursor = page.next_cursor;
   return out;

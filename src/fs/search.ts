@@ -1,9 +1,14 @@
 /**
  * Glob search over the workspace with fast-glob, streamed and stopped at `limit + 1` matches (the
  * walk ends there). Symlinked directories are never traversed, so a link cannot lead the search
- * out of the root. The next page re-streams and passes the matches already returned (the walk
- * order of an unchanged tree is stable), up to a cap.
+ * out of the root; the patterns a query expands to are checked first (no `..`, no absolute path,
+ * no static prefix through a link out), and every match is checked again before it is listed.
+ * A page also stops at a byte size, so the result budget never has to cut it. The next page
+ * re-streams and passes the matches already returned (the walk order of an unchanged tree is
+ * stable), up to a cap.
  */
+import { realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import fg from 'fast-glob';
 import { WorkspaceError, type Workspace } from './confine.js';
 import type { CursorCodec } from './cursor.js';
@@ -38,6 +43,39 @@ export function checkQuery(query: unknown): string {
   return query;
 }
 
+const GLOB_CHARS = /[*?[\]{}()!+@]/;
+
+/**
+ * Check the patterns a glob expands to (braces included): none may be absolute or climb with
+ * `..`, and the static directory each starts from must resolve inside the root (a symlinked
+ * directory named at the start of a pattern is opened directly by the glob walker).
+ */
+async function checkExpanded(ws: Workspace, baseRel: string, query: string): Promise<void> {
+  const escape = (): WorkspaceError =>
+    new WorkspaceError('PATH_ESCAPES_ROOT', '`query` must stay inside the workspace: it expands to a pattern outside the root');
+  for (const task of fg.generateTasks([query])) {
+    for (const pattern of task.patterns) {
+      if (pattern.startsWith('!')) continue;
+      if (pattern.startsWith('/') || PARENT_SEGMENT.test(pattern)) throw escape();
+      const prefix: string[] = [];
+      for (const seg of pattern.split('/')) {
+        if (GLOB_CHARS.test(seg)) break;
+        prefix.push(seg);
+      }
+      prefix.pop(); // the last static segment may be a file name
+      if (prefix.length === 0) continue;
+      const rel = (baseRel === '.' ? '' : baseRel + '/') + prefix.join('/');
+      try {
+        await ws.resolve(rel);
+      } catch (e) {
+        if (e instanceof WorkspaceError && e.code === 'NOT_FOUND') continue; // nothing there to match
+        if (e instanceof WorkspaceError && (e.code === 'PATH_ESCAPES_ROOT' || e.code === 'NOT_A_DIRECTORY')) throw escape();
+        throw e;
+      }
+    }
+  }
+}
+
 export async function searchFiles(
   ws: Workspace,
   cursors: CursorCodec,
@@ -45,9 +83,11 @@ export async function searchFiles(
   path: string | undefined,
   limit: number,
   cursor: string | undefined,
+  maxPageBytes?: number,
 ): Promise<SearchPage> {
   checkQuery(query);
   const base = await ws.resolveDirectory(path);
+  await checkExpanded(ws, base.rel, query);
   let skip = 0;
   if (cursor !== undefined) {
     const c = cursors.decode('search', cursor);
@@ -69,15 +109,30 @@ export async function searchFiles(
     suppressErrors: true,
     dot: false,
   });
+  let bytes = 0;
   for await (const entry of stream) {
+    const rel = String(entry);
+    // Defense in depth: a match must resolve inside the root (lexically and through links).
+    const abs = resolve(base.abs, rel);
+    if (!ws.contains(abs)) continue;
     if (seen++ < skip) continue;
-    if (matches.length === limit) {
+    const size = Buffer.byteLength(rel) + 3;
+    if (matches.length === limit || (maxPageBytes !== undefined && matches.length > 0 && bytes + size > maxPageBytes)) {
       more = true;
-      break; // the limit+1-th match: stop the walk
+      break; // the page is full: stop the walk
     }
-    matches.push(String(entry));
+    let real: string;
+    try {
+      real = await realpath(abs);
+    } catch {
+      real = abs; // a dangling link: listed by name, never followed
+    }
+    if (!ws.contains(real)) continue;
+    matches.push(rel);
+    bytes += size;
   }
   const page: SearchPage = { query, path: base.rel, matches, has_more: more };
-  if (more) page.next_cursor = cursors.encode('search', { q: query, p: base.rel, s: skip + matches.length });
+  // Resume after every match this page looked at (listed or refused), not the one that ended it.
+  if (more) page.next_cursor = cursors.encode('search', { q: query, p: base.rel, s: seen - 1 });
   return page;
 }

@@ -62,10 +62,22 @@ export function checkSeedInput(files: unknown): SeedFile[] {
     if (seen.has(key)) throw new WorkspaceError('INVALID_PARAMS', `\`files\` names ${JSON.stringify(path)} twice`);
     seen.add(key);
   }
+  // A file cannot also be a directory of another file in the same batch (`a` and `a/b`).
+  for (const key of seen) {
+    const parts = key.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (seen.has(dir)) {
+        throw new WorkspaceError('INVALID_PARAMS', `\`files\` names ${JSON.stringify(dir)} both as a file and as a directory of ${JSON.stringify(key)}; nothing was written`);
+      }
+    }
+  }
   return files as SeedFile[];
 }
 
 interface Staged {
+  dev: number;
+  ino: number;
   temp: string;
   target: string;
   backup: string | undefined;
@@ -110,7 +122,8 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
       }
       const temp = join(dir, `.mcp-budget-${randomBytes(6).toString('hex')}.tmp`);
       const handle = await open(temp, 'wx', 0o644);
-      staged.push({ temp, target, backup: undefined, rel: where.rel });
+      const st = await handle.stat();
+      staged.push({ dev: st.dev, ino: st.ino, temp, target, backup: undefined, rel: where.rel });
       try {
         await ws.checkDescriptor(handle, temp);
         await handle.writeFile(f.content);
@@ -120,19 +133,26 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
       bytes += Buffer.byteLength(f.content);
     }
     for (const s of staged) {
+      // The staging name must still be the file written (not swapped for a link or another file).
+      const st = await lstat(s.temp);
+      if (!st.isFile() || st.dev !== s.dev || st.ino !== s.ino) {
+        throw new WorkspaceError('PATH_ESCAPES_ROOT', `The staged file for ${JSON.stringify(s.rel)} was replaced before it was published; nothing was written`);
+      }
       try {
         await link(s.temp, s.target); // new file: fails if the name appeared meanwhile
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !overwrite) throw fsError(e, s.rel);
+        // Overwrite atomically: keep the old file under a second name (a hard link), then rename
+        // the new one over the target, so a reader always finds one of the two.
         s.backup = `${s.temp}.bak`;
-        await rename(s.target, s.backup);
+        await link(s.target, s.backup);
         await rename(s.temp, s.target); // replaces the name, never follows a link there
       }
       committed.push(s);
     }
   } catch (e) {
     await rollback(committed, staged, createdDirs);
-    throw e instanceof WorkspaceError ? e : fsError(e, undefined);
+    throw e instanceof WorkspaceError ? e : fsError(e, staged.at(-1)?.rel);
   }
   for (const s of staged) {
     await rm(s.temp, { force: true });
@@ -143,7 +163,7 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
 
 async function rollback(committed: Staged[], staged: Staged[], createdDirs: string[]): Promise<void> {
   for (const s of committed.reverse()) {
-    if (s.backup !== undefined) await rename(s.backup, s.target).catch(() => undefined);
+    if (s.backup !== undefined) await rename(s.backup, s.target).catch(() => undefined); // atomic restore
     else await unlink(s.target).catch(() => undefined);
   }
   for (const s of staged) await rm(s.temp, { force: true }).catch(() => undefined);

@@ -31,7 +31,7 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
   const workspace = await Workspace.open(root);
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: {} } });
   const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}` };
-  const browser = registerWorkspaceTools(ctx, workspace, new CursorCodec());
+  const browser = registerWorkspaceTools(ctx, workspace, new CursorCodec(), limits);
   return {
     server,
     workspace,

@@ -10,6 +10,7 @@ import { readWindow } from '../fs/read-window.js';
 import { scanWorkspace } from '../fs/scan.js';
 import { searchFiles } from '../fs/search.js';
 import { SEED_LIMITS, seedFiles } from '../fs/seed.js';
+import type { ResolvedLimits } from '../engine/options.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 /** Page sizes and windows of the workspace tools. */
@@ -22,8 +23,20 @@ export const WORKSPACE_LIMITS = Object.freeze({
 
 const ENTRY = 'src/server/workspace-tools.ts';
 
-export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec): DirectoryBrowser {
-  const browser = new DirectoryBrowser(ws, cursors);
+/**
+ * Bytes one page's items may take so that the page, its JSON mirror in the text block (escaped)
+ * and the report all fit the result budget: the budget never has to cut a page, so `has_more`,
+ * `next_cursor` and `next_offset` always match what was returned.
+ */
+export function pageBytesFor(limits: ResolvedLimits): number {
+  return Math.max(1024, Math.floor((limits.maxResultBytes - limits.reserveBytes - 512) / 3));
+}
+
+export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec, limits: ResolvedLimits): DirectoryBrowser {
+  const pageBytes = pageBytesFor(limits);
+  const browser = new DirectoryBrowser(ws, cursors, { maxPageBytes: pageBytes });
+  // A window's content is one string: within the string bound and the page size.
+  const windowContentBytes = Math.min(limits.maxStringBytes, pageBytes);
   const path = z.string().max(4096).optional().describe('Directory relative to the workspace root (default: the root).');
 
   defineListTool<{ path?: string }>(
@@ -35,7 +48,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       args: { path },
       limit: { ...WORKSPACE_LIMITS.listDir, overMax: 'refuse' },
       row: {
-        paging: 'limit+1 read; has_more; signed next_cursor bound to path and directory identity',
+        paging: 'limit+1 read, and a page stops at a byte size the budget never cuts; has_more; signed next_cursor bound to path and directory identity',
         per_item_budget: 'name (≤ 255 bytes on common file systems, base64 too when not UTF-8) + type',
         backend_query_bound: 'fs.opendir iteration stops after limit+1 entries; resume from a cached handle or a capped re-scan',
         structured_content: 'the page object; the text block is its JSON',
@@ -76,7 +89,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       backend_query_bound: 'fast-glob stream destroyed at limit+1 matches',
       structured_content: 'the page object; the text block is its JSON',
     },
-    run: ({ query, path: p, limit, cursor }) => searchFiles(ws, cursors, query, p, limit, cursor),
+    run: ({ query, path: p, limit, cursor }) => searchFiles(ws, cursors, query, p, limit, cursor, pageBytes),
   });
 
   defineDetailTool<{ path: string; offset?: number; max_bytes?: number }>(ctx, {
@@ -90,12 +103,18 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     },
     row: {
       paging: 'byte window: offset, next_offset, eof',
-      per_item_budget: `window ≤ ${WORKSPACE_LIMITS.readFile.maxBytes} bytes (over-max max_bytes is clamped)`,
+      per_item_budget: `window ≤ ${WORKSPACE_LIMITS.readFile.maxBytes} bytes read (over-max max_bytes is clamped); content ≤ min(maxStringBytes, page bytes) as written, next_offset matches it`,
       backend_query_bound: 'reads at most max_bytes bytes at offset; never the whole file',
       structured_content: 'the window object; the text block is its JSON',
     },
     run: ({ path: p, offset, max_bytes }) =>
-      readWindow(ws, p, offset ?? 0, Math.min(max_bytes ?? WORKSPACE_LIMITS.readFile.defaultBytes, WORKSPACE_LIMITS.readFile.maxBytes)),
+      readWindow(
+        ws,
+        p,
+        offset ?? 0,
+        Math.min(max_bytes ?? WORKSPACE_LIMITS.readFile.defaultBytes, WORKSPACE_LIMITS.readFile.maxBytes),
+        windowContentBytes,
+      ),
   });
 
   defineMutationTool<{ files: unknown; overwrite?: boolean }>(ctx, {

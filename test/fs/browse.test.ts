@@ -430,7 +430,7 @@ describe('the handle cache', () => {
   // BUG: HandleCache.put() loops `while (size >= max)` and destructures the first entry of an empty
   // map when max is 0, so `maxCachedHandles: 0` (an obvious way to turn the cache off) throws a
   // TypeError from list() and leaks the directory handle it just filled.
-  it.fails('maxCachedHandles: 0 disables the cache (every page re-scans) instead of throwing', async () => {
+  it('maxCachedHandles: 0 disables the cache (every page re-scans) instead of throwing', async () => {
     const b = browser({ maxCachedHandles: 0 });
     const { names } = await collect('small', 7, () => b);
     expectSameSet(names, join(root, 'small'));
@@ -461,7 +461,7 @@ describe('workspace_scan (scanWorkspace)', () => {
   // BUG: scanWorkspace() summarises `join(root, e.name)` where e.name is the lossy UTF-8 rendering of
   // a raw name, so a directory whose name is not UTF-8 is reported as "unreadable (ENOENT)" and the
   // summary has no name_base64 to tell which directory it was.
-  it.fails('a subdirectory with a non-UTF-8 name is counted, not reported unreadable', async () => {
+  it('a subdirectory with a non-UTF-8 name is counted, not reported unreadable', async () => {
     const t = tempTree('scan-raw');
     try {
       const raw = Buffer.from([0x64, 0xff, 0x64]);

@@ -96,7 +96,7 @@ describe('the query', () => {
   // BUG: checkQuery() looks for a literal `..` segment or a leading `/`, but fast-glob expands braces
   // first: `.{.,}/x` becomes `../x` and `{/abs,z}/x` becomes `/abs/x`, so the walk leaves the root and
   // returns names outside it (`../outside/secret.txt`, absolute paths).
-  it.fails('a `..` or absolute path produced by brace expansion is refused (or matches nothing outside)', async () => {
+  it('a `..` or absolute path produced by brace expansion is refused (or matches nothing outside)', async () => {
     for (const q of ['.{.,}/outside/*', '{.,z}./outside/*', '.{.,}/outside/**', `{${outside},z}/*`, `{${outside},z}/**/*.txt`]) {
       let page: SearchPage;
       try {
@@ -190,7 +190,7 @@ describe('symlinks', () => {
   // BUG: fast-glob starts its walk at the pattern's static prefix, and `followSymbolicLinks: false`
   // only stops it from descending into links it meets while walking; a prefix that names a symlinked
   // directory (`links/out/*`) is opened directly, so the search lists the outside directory.
-  it.fails('a query whose static prefix is a symlinked directory does not list the outside directory', async () => {
+  it('a query whose static prefix is a symlinked directory does not list the outside directory', async () => {
     for (const q of ['links/out/*', 'links/out/**', 'links/out/deep/*.txt', 'links/out/*/*.txt']) {
       let page: SearchPage;
       try {

@@ -213,7 +213,7 @@ describe('all or nothing', () => {
   // BUG: overwrite is rename(target → backup) then rename(temp → target): between the two renames the
   // target does not exist, so a concurrent reader sees ENOENT. A single rename(temp → target) is the
   // atomic replacement (keep the old inode for rollback with link(target, backup) first).
-  it.fails('overwrite is atomic: a concurrent reader never sees the target missing', async () => {
+  it('overwrite is atomic: a concurrent reader never sees the target missing', async () => {
     const target = join(root, 'existing.txt');
     const watcher = spawn(
       process.execPath,
@@ -319,7 +319,7 @@ describe('rollback when a later file fails', () => {
   // directory `a` for `a/b`; committing `a` renames that directory to a backup and puts the file in
   // its place; `a/b` then fails (ENOTDIR) and the rollback cannot move the directory back over the
   // file. The call fails, yet `a` is left written and a `.mcp-budget-*.tmp.bak` directory remains.
-  it.fails('a batch naming both `a` and `a/b` is refused or fully rolled back (overwrite: true)', async () => {
+  it('a batch naming both `a` and `a/b` is refused or fully rolled back (overwrite: true)', async () => {
     const before = snapshot(tree.dir);
     try {
       await seedFiles(
@@ -343,7 +343,7 @@ describe('rollback when a later file fails', () => {
         { path: 'a/b', content: 'file b' },
       ],
       false,
-      'ALREADY_EXISTS',
+      'INVALID_PARAMS', // refused by the input check, before anything is touched
     );
   });
 });
@@ -414,7 +414,7 @@ describe('links planted between the check and the write', () => {
   // the receipt says "written" while the target is a link to a file outside the root and the content
   // is lost. Linking the checked descriptor (linkat AT_EMPTY_PATH or /proc/self/fd + AT_SYMLINK_FOLLOW)
   // or comparing lstat(temp).ino with the descriptor's before linking would refuse it.
-  it.fails('a staging file swapped for a link is refused, not published as the target', async () => {
+  it('a staging file swapped for a link is refused, not published as the target', async () => {
     // when f1 is staged, swapped.txt's staging file has been opened, checked, written and closed
     const planted = onStaged(root, 2, (_name, [first]) => {
       unlinkSync(join(root, first!));

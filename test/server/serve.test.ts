@@ -209,7 +209,7 @@ describe('unreadable directories and files', () => {
   // BUG: DirectoryBrowser.list() calls opendir() outside any try/fsError mapping, so EACCES escapes as
   // a raw error: the tool answers `INTERNAL_ERROR: EACCES: permission denied, opendir '<absolute host
   // path>'` instead of `IO_ERROR: Permission denied for "locked"`, leaking the host path of the root.
-  it.fails('list_dir of an unreadable directory is IO_ERROR naming the user path, not the host path', async () => {
+  it('list_dir of an unreadable directory is IO_ERROR naming the user path, not the host path', async () => {
     for (const path of ['locked', 'search-only']) {
       const text = await callErr(nobody.client, 'workspace_list_dir', { path });
       expect(text).toMatch(/^IO_ERROR: /);
@@ -226,7 +226,7 @@ describe('unreadable directories and files', () => {
 
   // BUG: a dangling symlink as the parent of a seeded path makes resolveNew() throw a raw ENOENT from
   // realpath(): the tool answers INTERNAL_ERROR with the host's absolute path.
-  it.fails('seeding under a dangling symlink is a workspace error without the host path', async () => {
+  it('seeding under a dangling symlink is a workspace error without the host path', async () => {
     symlinkSync('missing-target', join(lroot, 'open', 'dangling'));
     const text = await callErr(nobody.client, 'workspace_seed_files', { files: [{ path: 'open/dangling/x.txt', content: 'x' }] });
     expect(text).not.toMatch(/^INTERNAL_ERROR/);
