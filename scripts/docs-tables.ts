@@ -32,8 +32,27 @@ function errorsTable(): string {
   return md.slice(start, end);
 }
 
+interface ToolRow {
+  name: string;
+  classification: string;
+  limit: { default: number; max: number; over_max: string } | null;
+  paging: string;
+  backend_query_bound: string;
+  input_caps?: Record<string, number>;
+}
+
+function toolsTable(): string {
+  const inv = JSON.parse(readFileSync(root + 'specs/agent-mcp-tool-inventory.json', 'utf8')) as { tools: ToolRow[] };
+  const rows = inv.tools.map((t) => {
+    const limit = t.limit === null ? '—' : `${t.limit.default} (max ${t.limit.max}, over max: ${t.limit.over_max})`;
+    const caps = t.input_caps === undefined ? '' : ` Caps: ${Object.entries(t.input_caps).map(([k, v]) => `${k} ${v}`).join(', ')}.`;
+    return `| \`${t.name}\` | ${t.classification} | ${limit} | ${t.paging} | ${t.backend_query_bound}.${caps} |`;
+  });
+  return ['| tool | kind | limit | paging | reads at the source |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+}
+
 export function renderReadme(readme: string): string {
-  const tables: Record<string, string> = { limits: limitsTable(), errors: errorsTable() };
+  const tables: Record<string, string> = { limits: limitsTable(), errors: errorsTable(), tools: toolsTable() };
   return readme.replace(
     /<!-- generated:(\w+) -->[\s\S]*?<!-- \/generated -->/g,
     (_m, name: string) => `<!-- generated:${name} -->\n${tables[name] ?? ''}\n<!-- /generated -->`,
