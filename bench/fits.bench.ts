@@ -32,7 +32,7 @@
  * pre-resolved limits, resolveLimits adds about 25 µs per call.
  */
 import { Bench } from 'tinybench';
-import { boundJson, resolveLimits } from '../src/index.js';
+import { boundJson, resolveLimits } from '../dist/index.js';
 import { mixedResult } from './fixtures.js';
 import { assert, fmt, loadLine, machineLine, rows, table } from './util.js';
 

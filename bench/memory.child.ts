@@ -7,7 +7,7 @@
  * Every mode does the same steps up to the bound (build, full GC, readings), so the difference
  * between a `:bound*` mode and its `:build` mode is what bounding adds.
  */
-import { boundJson, resolveLimits } from '../src/index.js';
+import { boundJson, resolveLimits } from '../dist/index.js';
 import { arrayResult, textResult } from './fixtures.js';
 
 const MODES = ['array:build', 'array:bound', 'array:bound-maxitems', 'text:build', 'text:bound'] as const;

@@ -45,7 +45,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Bench } from 'tinybench';
-import { boundJson, resolveLimits, type BoundedJson, type ResolvedLimits } from '../src/index.js';
+import { boundJson, resolveLimits, type BoundedJson, type ResolvedLimits } from '../dist/index.js';
 import { arrayResult, textResult } from './fixtures.js';
 import { assert, fmt, gc, loadLine, machineLine, rows, table } from './util.js';
 

@@ -26,9 +26,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
-import { fitsWithinBudget } from '../src/engine/fits.js';
-import { resolveLimits } from '../src/engine/options.js';
-import { withResultBudget } from '../src/transport/with-result-budget.js';
+import { fitsWithinBudget } from '../dist/engine/fits.js';
+import { resolveLimits } from '../dist/engine/options.js';
+import { withResultBudget } from '../dist/transport/with-result-budget.js';
 import { assert, fmt, machineLine, rows, table } from './util.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -180,7 +180,7 @@ const items = (n: number): { id: number; name: string }[] => Array.from({ length
 for (const [label, result] of [
   ['1 KB', { content: [{ type: 'text', text: 'x'.repeat(1000) }] }],
   ['16 KB', { content: [{ type: 'text', text: 'line of output\n'.repeat(700) }], structuredContent: { items: items(150) } }],
-  ['60 KB', { content: [{ type: 'text', text: 'line of "output"\n'.repeat(2000) }], structuredContent: { items: items(200), note: 'n'.repeat(6000) } }],
+  ['60 KB', { content: [{ type: 'text', text: 'line of "output"\n'.repeat(1500) }], structuredContent: { items: items(200), note: 'n'.repeat(6000) } }],
 ] as const) {
   const response = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result }) as unknown as JSONRPCMessage;
   assert(fitsWithinBudget(result, resolveLimits({}), 'result'), `the ${label} response fits the default budget`);

@@ -38,9 +38,14 @@ const RARE = /[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]/;
  * by one native UTF-8 count plus one extra byte a unit when no rarely-escaped character occurs.
  */
 function upperBound(s: string): number {
-  if (s.length <= 256) return escapedLength(s); // exact, and cheap at this length
+  if (s.length <= 256) return escapedLength(s); // exact, and cheap enough at this length
   if (RARE.test(s)) return escapedLength(s);
   return Buffer.byteLength(s, 'utf8') + s.length;
+}
+
+/** UTF-8 length plus one escape byte a unit, valid when no rarely-escaped character occurs. */
+function cheapUpper(s: string): number {
+  return RARE.test(s) ? Infinity : Buffer.byteLength(s, 'utf8') + s.length;
 }
 
 /**
@@ -74,8 +79,10 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
   }
   try {
     if (kind !== 'envelope') {
-      measure(value, kind, limits);
-      return JSON.stringify(value);
+      // Bounds in one cheap walk; the size from the JSON that is built anyway.
+      checkRoot(value, kind, limits, 'bounds');
+      const json = JSON.stringify(value);
+      return utf8Length(json) <= limits.maxResultBytes ? json : undefined;
     }
     // Envelope: the bound applies to the result (or error) object; other members must be small scalars.
     let out = '{';
@@ -85,8 +92,9 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
       let piece: string;
       if (k === 'result' || k === 'error') {
         if (!isPlainish(v) || Array.isArray(v)) return undefined;
-        measure(v, k, limits);
+        checkRoot(v, k, limits, 'bounds');
         piece = JSON.stringify(v);
+        if (utf8Length(piece) > limits.maxResultBytes) return undefined;
       } else if (k === 'id' || k === 'jsonrpc') {
         if (v !== null && typeof v !== 'string' && typeof v !== 'number') return undefined;
         piece = JSON.stringify(v);
@@ -109,15 +117,34 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
  * bytes `JSON.stringify(root)` would write, computed without writing it; without, an upper bound
  * of it, and MAYBE where an estimate (not the value) crossed a bound.
  */
-function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, exact: boolean): number {
+/**
+ * How `checkRoot` measures strings: `exact` (escaped UTF-8 bytes), `upper` (a cheap upper bound;
+ * MAYBE when an estimate crosses a bound), or `bounds` (per-string and text bounds only, exact
+ * only where the free bound of 6 bytes a unit is not enough; the total is left to the caller,
+ * which measures the JSON it builds anyway; `bytes` is then a lower bound).
+ */
+type Mode = 'exact' | 'upper' | 'bounds';
+
+function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, mode: Mode | boolean): number {
+  const m: Mode = mode === true ? 'exact' : mode === false ? 'upper' : mode;
   let bytes = 0;
   let text = 0;
+  const texts: string[] = [];
   const maxBytes = limits.maxResultBytes;
-  const over = exact ? NOT_FIT : MAYBE;
+  const over = m === 'upper' ? MAYBE : NOT_FIT;
   const stack: Entry[] = [{ value: root, kind, depth: 1 }];
   const str = (s: string, bound: number): number => {
     if (s.length > bound || s.length > maxBytes) throw NOT_FIT;
-    const n = exact ? escapedLength(s) : upperBound(s);
+    let n: number;
+    if (m === 'bounds') {
+      // Perf: 6 bytes a unit is an upper bound that costs nothing; measure only near a bound.
+      n = s.length * 6 <= bound ? s.length * 6 : cheapUpper(s);
+      if (n > bound) n = escapedLength(s);
+      if (n > bound) throw NOT_FIT;
+      bytes += s.length + 2;
+      return n;
+    }
+    n = m === 'exact' ? escapedLength(s) : upperBound(s);
     if (n > bound) throw over;
     bytes += n + 2;
     return n;
@@ -185,7 +212,8 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
         const role = k === 'block' || k === 'resource' ? stringRole(k, key) : 'generic';
         if (role === 'text') {
           text += str(v, limits.maxBlockBytes);
-          if (text > limits.maxTextBytes) throw over;
+          if (m === 'bounds') texts.push(v);
+          else if (text > limits.maxTextBytes) throw over;
         } else {
           str(v, role === 'atomic' ? Infinity : limits.maxStringBytes);
         }
@@ -200,6 +228,12 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     }
     bytes += members === 0 ? 2 : members + 1;
     if (bytes > maxBytes) throw over;
+  }
+  if (m === 'bounds' && text > limits.maxTextBytes) {
+    // The estimate crossed the text total: measure the text blocks exactly (they are few).
+    let exactText = 0;
+    for (const t of texts) exactText += escapedLength(t);
+    if (exactText > limits.maxTextBytes) throw NOT_FIT;
   }
   return bytes;
 }
