@@ -11,6 +11,7 @@ import type { BudgetOptions } from '../engine/limits.js';
 import { resolveLimits } from '../engine/options.js';
 import { withResultBudget } from '../transport/with-result-budget.js';
 import type { InventoryRow, ToolContext } from './tool-kinds.js';
+import { registerGitTools } from './git-tools.js';
 import { registerWorkspaceTools } from './workspace-tools.js';
 
 export const SERVER_NAME = 'mcp-result-budget-workspace';
@@ -31,7 +32,9 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
   const workspace = await Workspace.open(root);
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: {} } });
   const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}` };
-  const browser = registerWorkspaceTools(ctx, workspace, new CursorCodec(), limits);
+  const cursors = new CursorCodec();
+  const browser = registerWorkspaceTools(ctx, workspace, cursors, limits);
+  registerGitTools(ctx, workspace, cursors);
   return {
     server,
     workspace,

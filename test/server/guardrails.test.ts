@@ -15,6 +15,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { renderInventory } from '../../scripts/inventory.js';
@@ -23,6 +24,7 @@ import { DEFAULT_LIMITS, REPORT_KEY } from '../../src/engine/limits.js';
 import { SEED_LIMITS } from '../../src/fs/seed.js';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
 import { QUERY_ARGS, type InventoryRow } from '../../src/server/tool-kinds.js';
+import { GIT_LIMITS } from '../../src/server/git-tools.js';
 import { WORKSPACE_LIMITS } from '../../src/server/workspace-tools.js';
 import { cleanEnv, cliPath, ensureBuilt, repoRoot } from '../helpers/cli.js';
 import { fillEmpty, tempTree } from '../helpers/fs-tree.js';
@@ -37,6 +39,20 @@ const PAGED: Record<string, { args: Record<string, unknown>; items: string }> = 
   workspace_list_dir: { args: { path: 'long' }, items: 'entries' },
   workspace_scan: { args: {}, items: 'directories' },
   workspace_search_files: { args: { query: '**/*' }, items: 'matches' },
+  git_log: { args: {}, items: 'commits' },
+  git_status: { args: {}, items: 'entries' },
+  git_branches: { args: {}, items: 'refs' },
+  git_tags: { args: {}, items: 'refs' },
+};
+
+/** What a list tool refusing a query points to instead. */
+const QUERY_HINT: Record<string, string> = {
+  workspace_list_dir: SEARCH_TOOL,
+  workspace_scan: SEARCH_TOOL,
+  git_status: SEARCH_TOOL,
+  git_log: 'the `path` argument',
+  git_branches: 'the `match` argument',
+  git_tags: 'the `match` argument',
 };
 
 let tree: ReturnType<typeof tempTree>;
@@ -67,6 +83,15 @@ beforeAll(async () => {
   writeFileSync(join(root, 'plain.txt'), 'abcdefghijklmnopqrstuvwxyz\n'.repeat(1000)); // 27 000 bytes
   mkdirSync(join(root, 'small'));
   fillEmpty(join(root, 'small'), 10);
+  // The root is a git repository too, for the git tools (a few commits and branches).
+  const git = (cmd: string): void => void execSync(`git -c user.name=t -c user.email=t@example.com ${cmd}`, { cwd: root, stdio: 'ignore' });
+  git('init -q');
+  writeFileSync(join(root, 'g.txt'), 'first\n');
+  git('add small g.txt');
+  git('commit -qm first');
+  writeFileSync(join(root, 'g.txt'), 'second\n');
+  git('commit -qam second');
+  for (let i = 0; i < 5; i++) git(`branch b${i}`);
   inventory = JSON.parse(readFileSync(INVENTORY_PATH, 'utf8')) as typeof inventory;
   conn = await connectClient(serveTransport(root));
 }, 120_000);
@@ -106,13 +131,18 @@ describe('the tool inventory', () => {
       workspace_list_dir: WORKSPACE_LIMITS.listDir,
       workspace_scan: WORKSPACE_LIMITS.scan,
       workspace_search_files: WORKSPACE_LIMITS.search,
+      git_log: GIT_LIMITS.log,
+      git_status: GIT_LIMITS.status,
+      git_branches: GIT_LIMITS.refs,
+      git_tags: GIT_LIMITS.refs,
     };
     for (const row of inventory.tools) {
       const tool = byName.get(row.name)!;
       const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
       const required = tool.inputSchema.required ?? [];
       expect(row.result_budget, row.name).toBe(`withResultBudget, maxResultBytes ${MAX_RESULT}`);
-      expect(row.entry_point, row.name).toBe(`src/server/workspace-tools.ts#${row.name}`);
+      const file = row.name.startsWith('git_') ? 'git-tools' : 'workspace-tools';
+      expect(row.entry_point, row.name).toBe(`src/server/${file}.ts#${row.name}`);
       if (row.limit !== null) {
         expect(row.limit, row.name).toMatchObject(limits[row.name]!);
         expect(Object.keys(props), row.name).toEqual(expect.arrayContaining(['limit', 'cursor']));
@@ -120,7 +150,7 @@ describe('the tool inventory', () => {
       }
       switch (row.classification) {
         case 'browse/list':
-          for (const q of QUERY_ARGS) expect(props[q]?.description, `${row.name}.${q}`).toContain(SEARCH_TOOL);
+          for (const q of QUERY_ARGS) expect(props[q]?.description, `${row.name}.${q}`).toContain(QUERY_HINT[row.name]!);
           break;
         case 'search/lookup':
           expect(required, row.name).toContain('query');
@@ -175,14 +205,14 @@ describe('limits, queries and the search tool', () => {
 
   it('list tools reject q / query / search and point to the search tool', async () => {
     const lists = inventory.tools.filter((r) => r.classification === 'browse/list');
-    expect(lists.map((r) => r.name).sort()).toEqual(['workspace_list_dir', 'workspace_scan']);
+    expect(lists.map((r) => r.name).sort()).toEqual(['git_branches', 'git_log', 'git_status', 'git_tags', 'workspace_list_dir', 'workspace_scan']);
     for (const row of lists) {
       for (const q of QUERY_ARGS) {
         for (const value of ['*.md', '', 0, null, ['x']]) {
           const text = await callErr(conn.client, row.name, { ...PAGED[row.name]!.args, [q]: value });
           expect(text, `${row.name} ${q}=${JSON.stringify(value)}`).toMatch(/^INVALID_PARAMS: /);
           expect(text).toContain(`\`${q}\``);
-          expect(text).toContain(SEARCH_TOOL);
+          expect(text).toContain(QUERY_HINT[row.name]!);
         }
       }
     }
