@@ -100,10 +100,11 @@ interface Slot {
 const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error', 'method', 'params']);
 const ISERROR_RESERVE = ',"isError":false'.length;
 /**
- * `,"_meta":{}`: part of the report reserve, handed to the result's own `_meta` when it opens,
- * less the one byte the report then needs for its comma among `_meta`'s other members.
+ * `,"_meta":{}`: part of the report reserve, handed to the result's own `_meta` when it opens.
+ * While that `_meta` is open or once it kept a member, one byte of it stays reserved for the comma
+ * the report then needs.
  */
-const META_WRAPPER_BYTES = ',"_meta":{}'.length - 1;
+const META_WRAPPER_BYTES = ',"_meta":{}'.length;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 
@@ -154,6 +155,8 @@ export class Budgeter {
   private sawErrorData = false;
   /** The `,"_meta":{…}` wrapper is part of the reserve until the result's own `_meta` opens. */
   private metaWrapperReserved = true;
+  /** The result's own `_meta`: not seen, open, closed with no kept member, or closed with some. */
+  private ownMeta: 'none' | 'open' | 'empty' | 'members' = 'none';
 
   constructor(
     private readonly limits: ResolvedLimits,
@@ -177,7 +180,7 @@ export class Budgeter {
       this.limits.reserveBytes -
       (this.isErrorReserved ? ISERROR_RESERVE : 0) -
       this.mirrorExtra +
-      (this.metaWrapperReserved ? 0 : META_WRAPPER_BYTES)
+      (this.metaWrapperReserved ? 0 : META_WRAPPER_BYTES - (this.ownMeta === 'open' || this.ownMeta === 'members' ? 1 : 0))
     );
   }
 
@@ -361,6 +364,7 @@ export class Budgeter {
     const pre = this.prefix(parent);
     if (ownMeta) this.metaWrapperReserved = false;
     if (this.cost(pre) + 2 > this.room()) {
+      if (ownMeta) this.metaWrapperReserved = true;
       if (mark !== undefined) this.out.release(mark);
       return this.omitAndClose('result_bytes');
     }
@@ -386,6 +390,7 @@ export class Budgeter {
     this.closing++;
     const f = this.push(array, role as Role, depth);
     f.mirror = mirror;
+    if (ownMeta) this.ownMeta = 'open';
     if (role === 'result' || role === 'error') this.enterRoot(f);
     if (mark !== undefined) {
       f.tx = {
@@ -481,6 +486,7 @@ export class Budgeter {
       case 'meta':
       case 'errdata':
         if (this.frames.length - 1 === this.base) this.reportSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: '' };
+        if (f.role === 'meta' && this.ownMeta === 'open') this.ownMeta = f.kept > 0 ? 'members' : 'empty';
         break;
       case 'result':
         if (this.reportSlot === undefined) this.reportSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: '_meta' };
