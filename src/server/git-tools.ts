@@ -1,19 +1,21 @@
 /**
- * The git tools of `mcp-budget serve` (the workspace root's repository): bounded reads declared
- * through the same list helpers as the workspace tools. Mutations (commit, branch, tag) and the
- * merge, stash views come next; they are not registered yet.
+ * The git tools of `mcp-budget serve` (the workspace root's repository): bounded reads, state
+ * views and validated mutations, declared through the same helpers as the workspace tools.
  */
 import { z } from 'zod';
 import type { Workspace } from '../fs/confine.js';
 import type { CursorCodec } from '../fs/cursor.js';
 import { gitLog, gitRefs, gitStatus } from '../git/git-reads.js';
+import { MAX_CONFLICTS, gitMergeStatus, gitStashes } from '../git/git-state.js';
+import { GIT_WRITE_LIMITS, gitCommit, gitCreateBranch, gitCreateTag } from '../git/git-writes.js';
 import { GitRunner } from '../git/run-git.js';
-import { defineListTool, type ToolContext } from './tool-kinds.js';
+import { defineDetailTool, defineListTool, defineMutationTool, type ToolContext } from './tool-kinds.js';
 
 export const GIT_LIMITS = Object.freeze({
   log: { default: 30, max: 100 },
   status: { default: 100, max: 500 },
   refs: { default: 50, max: 200 },
+  stashes: { default: 20, max: 100 },
 });
 
 const ENTRY = 'src/server/git-tools.ts';
@@ -82,4 +84,88 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       'the `match` argument',
     );
   }
+  defineListTool<{ match?: string }>(
+    ctx,
+    {
+      name: 'git_stashes',
+      entryPoint: `${ENTRY}#git_stashes`,
+      description: 'Stash entries, newest first; `match` keeps those whose message contains it (one bounded candidate page per call).',
+      args: { match: z.string().min(1).max(256).optional().describe('Substring the stash message must contain.') },
+      limit: { ...GIT_LIMITS.stashes, overMax: 'refuse' },
+      row: {
+        paging: 'limit+1 entries; has_more; signed next_cursor (position); with match, at most 1000 candidates examined per call',
+        per_item_budget: 'ref, commit, message (≤ 200 characters)',
+        backend_query_bound: 'git log --walk-reflogs refs/stash --max-count=limit+1 (or 1001 candidates with match)',
+        structured_content: 'the page object; the text block is its JSON',
+      },
+      run: ({ match, limit, cursor }) => gitStashes(git, cursors, { match, limit, cursor }),
+    },
+    'the `match` argument',
+  );
+  defineDetailTool<Record<string, never>>(ctx, {
+    name: 'git_merge_status',
+    entryPoint: `${ENTRY}#git_merge_status`,
+    description: `Whether a merge, rebase, cherry-pick or revert is in progress, and its conflict files (at most ${MAX_CONFLICTS}).`,
+    args: {},
+    row: {
+      paging: 'none; conflicts capped with conflicts_capped',
+      per_item_budget: `state + at most ${MAX_CONFLICTS} conflict paths`,
+      backend_query_bound: 'git-path checks; git diff --name-only --diff-filter=U -z stopped at the cap',
+      structured_content: 'the status object; the text block is its JSON',
+    },
+    run: () => gitMergeStatus(git),
+  });
+  const caps = { ...GIT_WRITE_LIMITS };
+  defineMutationTool<{ message: string; paths?: string[] }>(ctx, {
+    name: 'git_commit',
+    entryPoint: `${ENTRY}#git_commit`,
+    description: `Commit staged changes (or exactly \`paths\`, at most ${GIT_WRITE_LIMITS.maxPaths}). The message is capped at ${GIT_WRITE_LIMITS.maxMessageBytes} bytes and ${GIT_WRITE_LIMITS.maxMessageLines} lines; hooks do not run.`,
+    args: {
+      message: z.string().describe('Commit message.'),
+      paths: z.array(z.string()).optional().describe('Paths to add and commit (relative to the root).'),
+    },
+    caps,
+    row: {
+      paging: 'none',
+      per_item_budget: 'receipt: commit hash, branch, files changed',
+      backend_query_bound: 'caps and confinement checked before git runs; git commit --no-verify -F - (message on stdin)',
+      structured_content: 'the receipt object; the text block is its JSON',
+    },
+    run: (args) => gitCommit(git, ws, args),
+  });
+  defineMutationTool<{ name: string; start_point?: string }>(ctx, {
+    name: 'git_create_branch',
+    entryPoint: `${ENTRY}#git_create_branch`,
+    description: 'Create a branch at `start_point` (default HEAD); the name must pass git check-ref-format.',
+    args: {
+      name: z.string().describe('Branch name.'),
+      start_point: z.string().optional().describe('Commit, branch or tag to start from (default HEAD).'),
+    },
+    caps,
+    row: {
+      paging: 'none',
+      per_item_budget: 'receipt: branch and commit',
+      backend_query_bound: 'name validated (check-ref-format, no leading "-") before git runs; git branch --end-of-options',
+      structured_content: 'the receipt object; the text block is its JSON',
+    },
+    run: (args) => gitCreateBranch(git, args),
+  });
+  defineMutationTool<{ name: string; target?: string; message?: string }>(ctx, {
+    name: 'git_create_tag',
+    entryPoint: `${ENTRY}#git_create_tag`,
+    description: `Create a tag at \`target\` (default HEAD); annotated when \`message\` is given (capped like commit messages).`,
+    args: {
+      name: z.string().describe('Tag name.'),
+      target: z.string().optional().describe('Commit to tag (default HEAD).'),
+      message: z.string().optional().describe('Annotation message.'),
+    },
+    caps,
+    row: {
+      paging: 'none',
+      per_item_budget: 'receipt: tag, commit, annotated',
+      backend_query_bound: 'name and message validated before git runs; git tag --no-sign --end-of-options',
+      structured_content: 'the receipt object; the text block is its JSON',
+    },
+    run: (args) => gitCreateTag(git, args),
+  });
 }

@@ -24,6 +24,7 @@ import { DEFAULT_LIMITS, REPORT_KEY } from '../../src/engine/limits.js';
 import { SEED_LIMITS } from '../../src/fs/seed.js';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
 import { QUERY_ARGS, type InventoryRow } from '../../src/server/tool-kinds.js';
+import { GIT_WRITE_LIMITS } from '../../src/git/git-writes.js';
 import { GIT_LIMITS } from '../../src/server/git-tools.js';
 import { WORKSPACE_LIMITS } from '../../src/server/workspace-tools.js';
 import { cleanEnv, cliPath, ensureBuilt, repoRoot } from '../helpers/cli.js';
@@ -43,6 +44,7 @@ const PAGED: Record<string, { args: Record<string, unknown>; items: string }> = 
   git_status: { args: {}, items: 'entries' },
   git_branches: { args: {}, items: 'refs' },
   git_tags: { args: {}, items: 'refs' },
+  git_stashes: { args: {}, items: 'stashes' },
 };
 
 /** What a list tool refusing a query points to instead. */
@@ -53,6 +55,7 @@ const QUERY_HINT: Record<string, string> = {
   git_log: 'the `path` argument',
   git_branches: 'the `match` argument',
   git_tags: 'the `match` argument',
+  git_stashes: 'the `match` argument',
 };
 
 let tree: ReturnType<typeof tempTree>;
@@ -135,6 +138,7 @@ describe('the tool inventory', () => {
       git_status: GIT_LIMITS.status,
       git_branches: GIT_LIMITS.refs,
       git_tags: GIT_LIMITS.refs,
+      git_stashes: GIT_LIMITS.stashes,
     };
     for (const row of inventory.tools) {
       const tool = byName.get(row.name)!;
@@ -157,7 +161,7 @@ describe('the tool inventory', () => {
           break;
         case 'mutation':
           expect(tool.annotations?.readOnlyHint, row.name).toBe(false);
-          expect(row.input_caps, row.name).toEqual({ ...SEED_LIMITS });
+          expect(row.input_caps, row.name).toEqual(row.name.startsWith('git_') ? { ...GIT_WRITE_LIMITS } : { ...SEED_LIMITS });
           break;
         default:
           expect(tool.annotations?.readOnlyHint, row.name).toBe(true);
@@ -205,7 +209,7 @@ describe('limits, queries and the search tool', () => {
 
   it('list tools reject q / query / search and point to the search tool', async () => {
     const lists = inventory.tools.filter((r) => r.classification === 'browse/list');
-    expect(lists.map((r) => r.name).sort()).toEqual(['git_branches', 'git_log', 'git_status', 'git_tags', 'workspace_list_dir', 'workspace_scan']);
+    expect(lists.map((r) => r.name).sort()).toEqual(['git_branches', 'git_log', 'git_stashes', 'git_status', 'git_tags', 'workspace_list_dir', 'workspace_scan']);
     for (const row of lists) {
       for (const q of QUERY_ARGS) {
         for (const value of ['*.md', '', 0, null, ['x']]) {
