@@ -6,10 +6,11 @@
  * Hardened: no system or global config, no pager, no prompts, no optional locks, no lazy fetch, no
  * hooks, no auto gc or maintenance; and a repository's own config cannot make a read run a program:
  * every key that names a program (fsmonitor, filter drivers, textconv, diff and merge drivers,
- * ssh and askpass commands, the pager, the editor) is overridden on the command line, including
+ * ssh and askpass commands, the pager, the editor) is overridden at command-line scope, including
  * keys the repository defines itself (read first with `git config --list`, which runs nothing).
  */
 import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { WorkspaceError } from '../fs/confine.js';
 
 /** Every git call is ended after this long. */
@@ -17,9 +18,19 @@ export const GIT_TIMEOUT_MS = 10_000;
 
 const BASE_ENV_KEYS = ['PATH', 'SYSTEMROOT', 'TMPDIR'];
 
-function hardenedEnv(): NodeJS.ProcessEnv {
+/**
+ * The hardened environment, with `overrides` as command-line-scope config. Perf and safety: the
+ * GIT_CONFIG_COUNT/KEY/VALUE variables are not split at `=` as `-c key=value` is, so a key that
+ * itself contains `=` (a filter named `x=y`) is still overridden.
+ */
+function hardenedEnv(overrides: readonly (readonly [string, string])[] = []): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const k of BASE_ENV_KEYS) if (process.env[k] !== undefined) env[k] = process.env[k];
+  env.GIT_CONFIG_COUNT = String(overrides.length);
+  overrides.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
   return {
     ...env,
     HOME: '/nonexistent',
@@ -41,24 +52,24 @@ function hardenedEnv(): NodeJS.ProcessEnv {
 }
 
 /** Config that must never run anything, whatever the repository says. */
-const FIXED_OVERRIDES = [
-  'core.fsmonitor=false',
-  'core.hooksPath=/dev/null',
-  'core.pager=cat',
-  'core.editor=false',
-  'core.askPass=false',
-  'core.sshCommand=false',
-  'core.untrackedCache=false',
-  'diff.external=',
-  'gc.auto=0',
-  'maintenance.auto=false',
-  'protocol.allow=never',
-  'credential.helper=',
-  'color.ui=false',
-  'log.showSignature=false',
-  'gpg.program=false',
-  'commit.gpgSign=false',
-  'tag.gpgSign=false',
+const FIXED_OVERRIDES: readonly (readonly [string, string])[] = [
+  ['core.fsmonitor', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['core.pager', 'cat'],
+  ['core.editor', 'false'],
+  ['core.askPass', 'false'],
+  ['core.sshCommand', 'false'],
+  ['core.untrackedCache', 'false'],
+  ['diff.external', ''],
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+  ['protocol.allow', 'never'],
+  ['credential.helper', ''],
+  ['color.ui', 'false'],
+  ['log.showSignature', 'false'],
+  ['gpg.program', 'false'],
+  ['commit.gpgSign', 'false'],
+  ['tag.gpgSign', 'false'],
 ];
 
 /** Repository keys that name a program: overridden with an empty value. */
@@ -81,18 +92,17 @@ export interface GitCallOptions {
 }
 
 export class GitRunner {
-  private overrides: string[] | undefined;
-
   constructor(readonly cwd: string) {}
 
-  /** `-c` arguments for this repository (its program-naming keys emptied), read once. */
-  private async configArgs(): Promise<string[]> {
-    if (this.overrides === undefined) {
-      const r = await spawnGit(['config', '--list', '--name-only', '-z'], { cwd: this.cwd }, []);
-      const keys = r.code === 0 ? r.stdout.toString('utf8').split('\0').filter((k) => PROGRAM_KEY.test(k)) : [];
-      this.overrides = [...FIXED_OVERRIDES, ...new Set(keys.map((k) => `${k}=`))];
-    }
-    return this.overrides.flatMap((o) => ['-c', o]);
+  /**
+   * Overrides for this repository: the fixed ones plus every program-naming key its config
+   * defines, emptied. Read on every call (one `git config --list`, which runs nothing): config
+   * can change between calls.
+   */
+  private async configArgs(): Promise<(readonly [string, string])[]> {
+    const r = await spawnGit(['config', '--list', '--name-only', '-z'], { cwd: this.cwd }, FIXED_OVERRIDES);
+    const keys = r.code === 0 ? r.stdout.toString('utf8').split('\0').filter((k) => PROGRAM_KEY.test(k)) : [];
+    return [...FIXED_OVERRIDES, ...[...new Set(keys)].map((k) => [k, ''] as const)];
   }
 
   /** Run git to completion (output capped); throws a workspace error on a non-zero exit. */
@@ -112,9 +122,9 @@ export class GitRunner {
    * git at once. Records are never all held.
    */
   async *records(args: string[], timeoutMs = GIT_TIMEOUT_MS): AsyncGenerator<string> {
-    const child = spawn('git', [...(await this.configArgs()), ...args], {
+    const child = spawn('git', args, {
       cwd: this.cwd,
-      env: hardenedEnv(),
+      env: hardenedEnv(await this.configArgs()),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -126,9 +136,11 @@ export class GitRunner {
     child.on('error', () => undefined);
     let pending = '';
     let finished = false;
+    // A character split across two reads must not be decoded in halves.
+    const decoder = new StringDecoder('utf8');
     try {
       for await (const chunk of child.stdout) {
-        pending += (chunk as Buffer).toString('utf8');
+        pending += decoder.write(chunk as Buffer);
         let at: number;
         while ((at = pending.indexOf('\0')) !== -1) {
           const rec = pending.slice(0, at);
@@ -136,6 +148,7 @@ export class GitRunner {
           yield rec;
         }
       }
+      pending += decoder.end();
       if (pending.length > 0) yield pending;
       finished = true;
       const code = await exited;
@@ -147,9 +160,9 @@ export class GitRunner {
   }
 }
 
-function spawnGit(args: string[], options: GitCallOptions, config: string[]): Promise<GitResult> {
+function spawnGit(args: string[], options: GitCallOptions, config: readonly (readonly [string, string])[]): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', [...config, ...args], { cwd: options.cwd, env: hardenedEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd: options.cwd, env: hardenedEnv(config), stdio: ['pipe', 'pipe', 'pipe'] });
     const max = options.maxBytes ?? 4 * 1024 * 1024;
     const out: Buffer[] = [];
     let size = 0;

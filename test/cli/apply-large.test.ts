@@ -179,7 +179,7 @@ describe('mcp-budget apply: gigabyte results from stdin', () => {
   );
 
   /**
-   * BUG (memory): when a read ends inside a multi-byte UTF-8 character of a skipped region, the
+   * Regression (a fixed bug): when a read ends inside a multi-byte UTF-8 character of a skipped region, the
    * tokenizer's checkSkippedUtf8 joins the carried tail with the *whole* next region into a new
    * buffer (a copy of up to a read's size per read). With text whose characters straddle most read
    * boundaries, 1 GB of it puts `apply`'s peak RSS at ~106–115 MB here, ~25–35 MB above the same

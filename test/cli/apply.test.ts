@@ -264,7 +264,7 @@ describe('mcp-budget apply: exit 2 on usage errors, naming the flag and the rang
   });
 
   /**
-   * BUG: the flag range check uses LIMIT_RANGES (1024) while the real floor of maxResultBytes
+   * Regression (a fixed bug): the flag range check uses LIMIT_RANGES (1024) while the real floor of maxResultBytes
    * depends on the other limits (4970 with the defaults); a value in between passes the flag check
    * and fails in resolveLimits, whose message names the option `maxResultBytes`, not `--max-bytes`
    * (args.ts: "a usage error names the flag, not the option"). The same for MCP_BUDGET_MAX_BYTES.

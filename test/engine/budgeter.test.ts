@@ -281,7 +281,7 @@ describe('budgeter', () => {
     expect(noData.parsed).toEqual({ code: -32000, message: 'm'.repeat(16), data: { [REPORT_KEY]: noData.report } });
   });
 
-  // BUG (budgeter.ts, close() of the 'error' role): when `data` is not an object, it is kept as a
+  // Regression (a fixed bug): of the 'error' role): when `data` is not an object, it is kept as a
   // generic value and, at the end, `reportSlot` is still undefined, so `,"data":{report}` is
   // appended: the output has the key "data" twice. Spec §2: "a non-object data gets no report".
   // Input (root 'error') {code:1,message:'m',data:[0,1,2,3,4]} with maxItems 2: expected
@@ -311,7 +311,7 @@ describe('budgeter', () => {
     expect(boundJson({ jsonrpc: '2.0', id: 'x'.repeat(1000), result: {} }, {}, 'auto').unchanged).toBe(true);
   });
 
-  // BUG (budgeter.ts, emitContent): the content of a string envelope member (`jsonrpc`, a string
+  // Regression (a fixed bug): the content of a string envelope member (`jsonrpc`, a string
   // `id`) is written with `out.write` and never added to `outside`, so it is charged to the
   // result's maxResultBytes, while a numeric id (written by `scalar` with `outside`) is not.
   // Spec §4: the result "is bounded as above"; the id should not change how the result is cut.
@@ -359,7 +359,7 @@ describe('budgeter', () => {
     expect(second.report).toEqual(first.report);
   });
 
-  // BUG (budgeter.ts, idempotence after a result_bytes cut): pass 1 fills the content room and
+  // Regression (a fixed bug): pass 1 fills the content room and
   // writes the `_meta` wrapper and the notice out of the reserve. Pass 2 has to admit the `_meta`
   // object (`,"_meta":{`, 10 bytes) and the notice block (`,{"type":"text","_meta":{`) from the
   // content room before it can recognize them, and there is no room left: `_meta` is dropped as
@@ -376,7 +376,7 @@ describe('budgeter', () => {
     expect(second.json).toBe(first.json);
   });
 
-  // BUG (budgeter.ts, key(): `name.length > maxStringBytes` applies to the result's own keys).
+  // Regression (a fixed bug): `name.length > maxStringBytes` applies to the result's own keys).
   // maxStringBytes accepts 16, but "structuredContent" is 17 bytes, so the standard field is
   // dropped whole and reported as string_bytes. Spec §1: structuredContent is always kept (rule 4
   // bounds keys *inside* other values). Input {content:[{type:'text',text:'hi'}],
@@ -387,7 +387,7 @@ describe('budgeter', () => {
     expect(boundJson(input, { maxStringBytes: 16 }).json).toBe(JSON.stringify(input));
   });
 
-  // BUG (budgeter.ts, key(): the maxStringBytes check also applies to our own keys). The report key
+  // Regression (a fixed bug): the maxStringBytes check also applies to our own keys). The report key
   // and the notice key are 34 bytes ("io.github.mcp-result-budget/budget"). With maxStringBytes
   // from 16 to 33 a second pass drops both: the earlier notice block is no longer recognized (its
   // `_meta` key is dropped, so it stays as a plain text block and a second notice is appended) and
@@ -401,7 +401,7 @@ describe('budgeter', () => {
     expect(second.json).toBe(first.json);
   });
 
-  // BUG (budgeter.ts, pointer()): the early length check adds 8 bytes per array level
+  // Regression (a fixed bug):): the early length check adds 8 bytes per array level
   // (`f.array ? 8 : f.key.length`) and gives up above 256, so a short pointer through many arrays
   // is treated as too long: not listed, and the list is capped (no later pointer is listed either).
   // Spec §2: only "a pointer longer than 256 bytes is not listed". Input structuredContent =
@@ -414,7 +414,7 @@ describe('budgeter', () => {
     expect(out.report?.omitted_paths).toEqual(['/structuredContent' + '/0'.repeat(34)]);
   });
 
-  // BUG (budgeter.ts, open() of a mirrored structure): the mirror budget can be 1 byte (the cut
+  // Regression (a fixed bug): of a mirrored structure): the mirror budget can be 1 byte (the cut
   // text kept only `{` and no text budget is left), but `{}` is 2: the rebuilt text goes one byte
   // over maxTextBytes (or over maxBlockBytes when that is 1). Spec §1.3: structuredContent "is
   // bounded so that its JSON, escaped as a string, also fits the block and text limits". Input
@@ -447,7 +447,7 @@ describe('budgeter', () => {
     expect(parsed.content[1].text).toBe(JSON.stringify(parsed.structuredContent));
   });
 
-  // BUG (budgeter.ts, mirror rebuild and `exhausted`): while a mirror is rebuilt, room() is the
+  // Regression (a fixed bug): while a mirror is rebuilt, room() is the
   // mirror budget, so a cut inside structuredContent is recorded as result_bytes and sets
   // `exhausted`; after the structure ends every later member is dropped as result_bytes although
   // the result is far below maxResultBytes. Spec: result_bytes means "the whole result ran out of

@@ -251,7 +251,7 @@ describe('byte source: paths and errors', () => {
   });
 
   /**
-   * BUG: below the fit window the byte source builds the value with a capture that assigns members
+   * Regression (a fixed bug): below the fit window the byte source builds the value with a capture that assigns members
    * with `obj[key] = value`, so a `"__proto__"` member sets the prototype instead of creating a
    * property and is lost; JSON.parse (and the streaming path above the window) keep it.
    * Minimal: `{"content":[],"structuredContent":{"__proto__":{"a":1},"b":2}}` with default limits
@@ -271,7 +271,7 @@ describe('byte source: paths and errors', () => {
   });
 
   /**
-   * BUG: the tokenizer passes keys longer than MAX_KEY_UNITS (1 MiB units) cut to 1 048 577 units,
+   * Regression (a fixed bug): the tokenizer passes keys longer than MAX_KEY_UNITS (1 MiB units) cut to 1 048 577 units,
    * and the budgeter only compares a key with maxStringBytes (which may be up to 1 GiB): on the
    * streaming path such a key is silently renamed — no report, `truncated: false`. The in-memory
    * path keeps it whole. Minimal: maxStringBytes 2 MiB, maxResultBytes 4 MiB,

@@ -120,7 +120,7 @@ describe('fits', () => {
     );
   });
 
-  // BUG (fits.ts, checkRoot): a string `_meta` takes the fast path. The budgeter drops every
+  // Regression (a fixed bug): a string `_meta` takes the fast path. The budgeter drops every
   // non-object `_meta` (role 'drop', reported as top_level_field) and fits.ts means to send them to
   // it (`throw NOT_FIT; // a non-object _meta is dropped by the budgeter`), but that branch is an
   // `else if` after the string branch, so strings never reach it. Input {"_meta":"x"}: expected

@@ -69,7 +69,7 @@ describe('mirror', () => {
     expect(performance.now() - t1).toBeLessThan(Math.max(5, scan));
   });
 
-  // BUG (mirror.ts, serializationEquals): like the walk, it writes the key of an object member
+  // Regression (a fixed bug): like the walk, it writes the key of an object member
   // before calling toJSON, so a member whose toJSON returns undefined is matched as `"a":` +
   // nothing and the comparison fails. JSON.stringify omits such a member. Input value
   // {a:{toJSON:()=>undefined},b:1}, text '{"b":1}' (its JSON.stringify): expected true, actual false

@@ -256,7 +256,7 @@ describe('tokenizer: events for every token kind', () => {
   });
 
   /**
-   * BUG: between writes, `offset` ("Bytes consumed so far") counts the last chunk twice:
+   * Regression (a fixed bug): between writes, `offset` ("Bytes consumed so far") counts the last chunk twice:
    * `write` adds the chunk length to `base` but leaves `pos` at the end of that chunk. It feeds
    * ByteBudget.offset and so the offset named by boundBytes' ABORTED error.
    */
@@ -536,7 +536,7 @@ describe('tokenizer: errors name the exact byte offset', () => {
   });
 
   /**
-   * BUG (minor): the offset of "number longer than 4096 bytes" is wherever the current buffer
+   * Regression (a fixed bug): the offset of "number longer than 4096 bytes" is wherever the current buffer
    * ended scanning digits, so it depends on the chunking: whole input → the end of the number,
    * 1-byte chunks → the 4097th digit. Every other error names the same offset in any chunking.
    */

@@ -118,7 +118,7 @@ describe('walk', () => {
     expect(JSON.parse(out.json).isError).toBe(true);
   });
 
-  // BUG (walk.ts, walkValue): a member whose toJSON returns undefined is written as null. The walk
+  // Regression (a fixed bug): a member whose toJSON returns undefined is written as null. The walk
   // checks for undefined before calling toJSON, so {a: {toJSON: () => undefined}} becomes "a":null,
   // where JSON.stringify (whose semantics walk.ts promises) omits the member. Input
   // {structuredContent:{a:{toJSON(){return undefined}},b:1}}: expected
@@ -128,7 +128,7 @@ describe('walk', () => {
     expect(boundJson(v).json).toBe(JSON.stringify(v));
   });
 
-  // BUG (walk.ts, walkValue): boxed primitives are walked as objects. JSON.stringify writes
+  // Regression (a fixed bug): boxed primitives are walked as objects. JSON.stringify writes
   // new Number(5) as 5, new String('hi') as "hi", new Boolean(false) as false; the walk writes
   // {}, {"0":"h","1":"i"} and {}. The fast path uses JSON.stringify, so the same value comes out
   // differently depending on whether something else in the result was cut. Input

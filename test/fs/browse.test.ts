@@ -427,7 +427,7 @@ describe('the handle cache', () => {
     await until(() => openDirFds(prefix) - before <= 1, 'expired handles to be closed');
   });
 
-  // BUG: HandleCache.put() loops `while (size >= max)` and destructures the first entry of an empty
+  // Regression (a fixed bug): HandleCache.put() loops `while (size >= max)` and destructures the first entry of an empty
   // map when max is 0, so `maxCachedHandles: 0` (an obvious way to turn the cache off) throws a
   // TypeError from list() and leaks the directory handle it just filled.
   it('maxCachedHandles: 0 disables the cache (every page re-scans) instead of throwing', async () => {
@@ -458,7 +458,7 @@ describe('workspace_scan (scanWorkspace)', () => {
     expect(big).toMatchObject({ entries: SCAN_COUNT_CAP, capped: true });
   });
 
-  // BUG: scanWorkspace() summarises `join(root, e.name)` where e.name is the lossy UTF-8 rendering of
+  // Regression (a fixed bug): scanWorkspace() summarises `join(root, e.name)` where e.name is the lossy UTF-8 rendering of
   // a raw name, so a directory whose name is not UTF-8 is reported as "unreadable (ENOENT)" and the
   // summary has no name_base64 to tell which directory it was.
   it('a subdirectory with a non-UTF-8 name is counted, not reported unreadable', async () => {

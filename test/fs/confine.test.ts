@@ -382,7 +382,7 @@ describe('resolveNew()', () => {
     expect(await codeOf(ws.resolveNew('a.txt/x/new.txt'))).toBe('NOT_A_DIRECTORY');
   });
 
-  // BUG: resolveNew() lstat()s a dangling (or looping) symlink parent, then realpath() throws a raw
+  // Regression (a fixed bug): resolveNew() lstat()s a dangling (or looping) symlink parent, then realpath() throws a raw
   // ENOENT/ELOOP error instead of a WorkspaceError; through the tool it becomes INTERNAL_ERROR with
   // the host's absolute path in the message.
   it('a dangling or looping symlink parent is a WorkspaceError, not a raw errno error', async () => {

@@ -141,7 +141,7 @@ describe('binary windows', () => {
 });
 
 describe('special files', () => {
-  // BUG: openFile() opens with O_RDONLY | O_NOFOLLOW and only then checks that it is a regular file;
+  // Regression (a fixed bug): openFile() opens with O_RDONLY | O_NOFOLLOW and only then checks that it is a regular file;
   // opening a FIFO blocks until a writer appears, so read_file on a named pipe inside the workspace
   // hangs the call and pins a libuv thread-pool thread (four of them stall every fs call of the
   // server). Adding O_NONBLOCK to the open (harmless for regular files) would let the isFile check

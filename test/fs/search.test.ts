@@ -93,7 +93,7 @@ describe('the query', () => {
     expect((await search('**/x..txt')).matches).toEqual([]);
   });
 
-  // BUG: checkQuery() looks for a literal `..` segment or a leading `/`, but fast-glob expands braces
+  // Regression (a fixed bug): checkQuery() looks for a literal `..` segment or a leading `/`, but fast-glob expands braces
   // first: `.{.,}/x` becomes `../x` and `{/abs,z}/x` becomes `/abs/x`, so the walk leaves the root and
   // returns names outside it (`../outside/secret.txt`, absolute paths).
   it('a `..` or absolute path produced by brace expansion is refused (or matches nothing outside)', async () => {
@@ -187,7 +187,7 @@ describe('symlinks', () => {
     expect((await search('*', 'links/self')).path).toBe('links');
   });
 
-  // BUG: fast-glob starts its walk at the pattern's static prefix, and `followSymbolicLinks: false`
+  // Regression (a fixed bug): fast-glob starts its walk at the pattern's static prefix, and `followSymbolicLinks: false`
   // only stops it from descending into links it meets while walking; a prefix that names a symlinked
   // directory (`links/out/*`) is opened directly, so the search lists the outside directory.
   it('a query whose static prefix is a symlinked directory does not list the outside directory', async () => {

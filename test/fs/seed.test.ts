@@ -210,7 +210,7 @@ describe('all or nothing', () => {
     expect(leftovers(tree.dir)).toEqual([]);
   });
 
-  // BUG: overwrite is rename(target → backup) then rename(temp → target): between the two renames the
+  // Regression (a fixed bug): overwrite is rename(target → backup) then rename(temp → target): between the two renames the
   // target does not exist, so a concurrent reader sees ENOENT. A single rename(temp → target) is the
   // atomic replacement (keep the old inode for rollback with link(target, backup) first).
   it('overwrite is atomic: a concurrent reader never sees the target missing', async () => {
@@ -315,7 +315,7 @@ describe('rollback when a later file fails', () => {
     expect(readdirSync(root).sort()).toEqual(['d', 'existing.txt', 'sub']);
   });
 
-  // BUG: a batch naming both `a` and `a/b` (neither existing) with overwrite: staging creates the
+  // Regression (a fixed bug): a batch naming both `a` and `a/b` (neither existing) with overwrite: staging creates the
   // directory `a` for `a/b`; committing `a` renames that directory to a backup and puts the file in
   // its place; `a/b` then fails (ENOTDIR) and the rollback cannot move the directory back over the
   // file. The call fails, yet `a` is left written and a `.mcp-budget-*.tmp.bak` directory remains.
@@ -409,7 +409,7 @@ describe('links planted between the check and the write', () => {
     expect(readdirSync(outside)).toEqual(['victim.txt']);
   });
 
-  // BUG: the staged name is linked into place by path (link(temp, target)); when the staging file was
+  // Regression (a fixed bug): the staged name is linked into place by path (link(temp, target)); when the staging file was
   // swapped for a symlink after its descriptor was checked, link() hard-links the symlink itself, so
   // the receipt says "written" while the target is a link to a file outside the root and the content
   // is lost. Linking the checked descriptor (linkat AT_EMPTY_PATH or /proc/self/fd + AT_SYMLINK_FOLLOW)

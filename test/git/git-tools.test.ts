@@ -156,7 +156,7 @@ describe('bounded scans over big histories', () => {
   let client: Connected['client'];
   beforeAll(async () => {
     dir = repo('tools-big');
-    importHistory(dir, 2100, (i) => (i === 1 ? { 'rare.txt': 'once\n', 'busy.txt': '1\n' } : { 'busy.txt': `${i}\n` }));
+    importHistory(dir, 2100, (i): Record<string, string> => (i === 1 ? { 'rare.txt': 'once\n', 'busy.txt': '1\n' } : { 'busy.txt': `${i}\n` }));
     createRefs(dir, [...Array.from({ length: 1198 }, (_, i) => `refs/heads/a${String(i).padStart(4, '0')}`), 'refs/heads/zz-needle']);
     client = await serve(dir);
   });

@@ -294,7 +294,7 @@ describe('results within the final result budget', () => {
     }
   });
 
-  // BUG: the workspace tools' own maxima do not fit the default budget, and the budget cuts the page
+  // Regression (a fixed bug): the workspace tools' own maxima do not fit the default budget, and the budget cuts the page
   // from the end: a max page of long names loses its trailing `has_more` and `next_cursor`, so the
   // client cannot continue (or learn that there is more) although the tool read limit+1 entries.
   // Pages should carry has_more/next_cursor before the items, or be sized to the result budget.
@@ -307,7 +307,7 @@ describe('results within the final result budget', () => {
     expect(typeof sc.next_cursor).toBe('string');
   });
 
-  // BUG: the default read_file window (16 KiB) is larger than the budget's maxStringBytes (8 KiB), so
+  // Regression (a fixed bug): the default read_file window (16 KiB) is larger than the budget's maxStringBytes (8 KiB), so
   // `structuredContent.content` is cut to ~8 KiB while `bytes` and `next_offset` still say 16384: a
   // client that continues from next_offset silently skips the bytes that were cut.
   it('the default read_file window arrives whole: content holds `bytes` bytes, so next_offset skips nothing', async () => {
@@ -406,7 +406,7 @@ describe('serve on a terminal prints how to connect', () => {
     expect(text).toMatch(/Waiting for a client on stdin \(Ctrl-C to quit\)\.\n$/);
   });
 
-  // BUG: the Claude Code line quotes the root with JSON.stringify, which is not shell quoting: `$`,
+  // Regression (a fixed bug): the Claude Code line quotes the root with JSON.stringify, which is not shell quoting: `$`,
   // backticks and `$(...)` stay live inside double quotes, so pasting the line runs substitutions and
   // registers a different root. Single quotes (with ' escaped as '\'') would be exact.
   it('the printed shell command passes the root through a POSIX shell unchanged', () => {

@@ -206,7 +206,7 @@ describe('unreadable directories and files', () => {
     expect(readdirSync(join(lroot, 'readable'))).toEqual(['r.txt']);
   });
 
-  // BUG: DirectoryBrowser.list() calls opendir() outside any try/fsError mapping, so EACCES escapes as
+  // Regression (a fixed bug): DirectoryBrowser.list() calls opendir() outside any try/fsError mapping, so EACCES escapes as
   // a raw error: the tool answers `INTERNAL_ERROR: EACCES: permission denied, opendir '<absolute host
   // path>'` instead of `IO_ERROR: Permission denied for "locked"`, leaking the host path of the root.
   it('list_dir of an unreadable directory is IO_ERROR naming the user path, not the host path', async () => {
@@ -224,7 +224,7 @@ describe('unreadable directories and files', () => {
     expect(text).toContain('readable/no.txt');
   });
 
-  // BUG: a dangling symlink as the parent of a seeded path makes resolveNew() throw a raw ENOENT from
+  // Regression (a fixed bug): a dangling symlink as the parent of a seeded path makes resolveNew() throw a raw ENOENT from
   // realpath(): the tool answers INTERNAL_ERROR with the host's absolute path.
   it('seeding under a dangling symlink is a workspace error without the host path', async () => {
     symlinkSync('missing-target', join(lroot, 'open', 'dangling'));

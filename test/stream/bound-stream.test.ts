@@ -186,7 +186,7 @@ describe('boundBytes: AbortSignal', () => {
   });
 
   /**
-   * BUG: the `signal` option says "Stops the work: the input is destroyed", but with a signal that
+   * Regression (a fixed bug): the `signal` option says "Stops the work: the input is destroyed", but with a signal that
    * is already aborted boundBytes throws before its try block and leaves the input open.
    */
   it('an already aborted signal destroys the input', async () => {
@@ -202,7 +202,7 @@ describe('boundBytes: AbortSignal', () => {
   });
 
   /**
-   * BUG: the ABORTED error's offset ("aborted after N bytes") counts the last chunk written twice
+   * Regression (a fixed bug): the ABORTED error's offset ("aborted after N bytes") counts the last chunk written twice
    * (Tokenizer.offset between writes is base + pos, and write() already added the chunk to base).
    * Minimal: 3 chunks of 1000 bytes read, then abort → offset 4000, expected 3000.
    */
