@@ -7,11 +7,8 @@
 import { BUDGET_FLAGS, budgetOptionsFromEnv, parseBudgetArgs, parseSize, UsageError } from './cli/args.js';
 import type { ApplyMode } from './commands/apply.js';
 import { BudgetError } from './engine/errors.js';
-import type { BudgetOptions } from './engine/limits.js';
+import { DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from './engine/limits.js';
 import { resolveLimits } from './engine/options.js';
-
-/** 4 MiB: the default cap on one client message through the proxy. */
-const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 const USAGE = `Usage:
   mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
@@ -34,7 +31,10 @@ Budget flags (also read from MCP_BUDGET_* environment variables; flags win):
   --max-omitted-paths N  pointers listed in the report (default 16)
   --no-notice            do not append the model-visible notice block
   --protocol-version V   negotiated MCP version (decides version-specific fields)
-Sizes take plain bytes or KiB/MiB/GiB suffixes.`;
+Sizes take plain bytes or KiB/MiB/GiB suffixes.
+
+proxy: --max-request-bytes N caps one client message (default 4MiB).
+serve: MCP_BUDGET_CURSOR_KEY sets the cursor signing key (random per process otherwise).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;

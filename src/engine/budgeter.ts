@@ -10,7 +10,7 @@
  */
 import { ValueCapture } from './capture.js';
 import { BudgetError } from './errors.js';
-import { MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, MAX_POINTER_BYTES, MIN_CUT_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
+import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, MAX_POINTER_BYTES, MIN_CUT_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { Output, type ChunkSink, type Mark } from './output.js';
 import {
@@ -97,7 +97,6 @@ interface Slot {
   wrap: '' | '_meta' | 'data';
 }
 
-const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error', 'method', 'params']);
 const ISERROR_RESERVE = ',"isError":false'.length;
 /**
  * `,"_meta":{}`: part of the report reserve, handed to the result's own `_meta` when it opens.

@@ -5,11 +5,10 @@
  * The byte source applies the same predicate to events (see the streaming path).
  */
 import { exemptKey, type RootKind } from './budgeter.js';
-import { MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, NOTICE_KEY, REPORT_KEY } from './limits.js';
+import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, NOTICE_KEY, REPORT_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { escapedLength, utf8Length } from './wire.js';
 
-const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error', 'method', 'params']);
 
 type Kind = 'result' | 'error' | 'errdata' | 'content' | 'block' | 'blockmeta' | 'resource' | 'meta' | 'generic';
 

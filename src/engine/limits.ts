@@ -107,3 +107,11 @@ export const VERSIONED_RESULT_FIELDS: Readonly<Record<string, string>> = Object.
   resultType: '2026-07-28',
 });
 
+
+/** First keys that mark a JSON-RPC message rather than a bare result (root kind `auto`). */
+export const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'result', 'error', 'method', 'params']);
+
+/** Proxy: a client message over this is refused with a JSON-RPC error (`--max-request-bytes`). */
+export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Proxy: server lines up to this size are parsed whole (JSON.parse wins below ~1 MiB); larger ones stream. */
+export const DEFAULT_FAST_PATH_BYTES = 1024 * 1024;

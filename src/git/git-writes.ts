@@ -51,6 +51,12 @@ async function resolveCommit(git: GitRunner, name: string, rev: string): Promise
   return r.stdout.toString('utf8').trim();
 }
 
+/** The repository's identity when it has one; otherwise a neutral one for this commit or tag. */
+async function identityArgs(git: GitRunner): Promise<string[]> {
+  const identity = await git.tryRun(['config', 'user.email']);
+  return identity.code === 0 ? [] : ['-c', 'user.name=mcp-budget', '-c', 'user.email=mcp-budget@localhost'];
+}
+
 export interface CommitReceipt {
   commit: string;
   branch: string | null;
@@ -74,9 +80,7 @@ export async function gitCommit(git: GitRunner, ws: Workspace, args: { message: 
   // --no-verify: no hooks; the message comes on stdin, never as an argument.
   const commitArgs = ['commit', '--no-verify', '--no-edit', '--quiet', '-F', '-'];
   if (paths !== undefined) commitArgs.push('--', ...paths);
-  const identity = await git.tryRun(['config', 'user.email']);
-  const who = identity.code === 0 ? [] : ['-c', 'user.name=mcp-budget', '-c', 'user.email=mcp-budget@localhost'];
-  await git.run([...who, ...commitArgs], { input: message });
+  await git.run([...(await identityArgs(git)), ...commitArgs], { input: message });
   const hash = (await git.run(['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();
   const branch = await git.tryRun(['symbolic-ref', '--quiet', '--short', 'HEAD']);
   const stat = await git.run(['diff-tree', '--no-commit-id', '--name-only', '-r', '-z', '--root', hash], { maxBytes: 1024 * 1024 });
@@ -99,9 +103,7 @@ export async function gitCreateTag(
   const target = await resolveCommit(git, 'target', args.target ?? 'HEAD');
   if (args.message !== undefined) {
     const message = checkMessage('message', args.message);
-    const identity = await git.tryRun(['config', 'user.email']);
-    const who = identity.code === 0 ? [] : ['-c', 'user.name=mcp-budget', '-c', 'user.email=mcp-budget@localhost'];
-    await git.run([...who, 'tag', '--no-sign', '-a', '-F', '-', '--end-of-options', name, target], { input: message });
+    await git.run([...(await identityArgs(git)), 'tag', '--no-sign', '-a', '-F', '-', '--end-of-options', name, target], { input: message });
   } else {
     await git.run(['tag', '--no-sign', '--end-of-options', name, target]);
   }

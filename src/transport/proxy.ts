@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import { ByteBudget } from '../engine/byte-source.js';
 import { BudgetError } from '../engine/errors.js';
-import type { BudgetOptions } from '../engine/limits.js';
+import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../engine/limits.js';
 import { LineFramer } from './line-framer.js';
 import { StreamedBytesCollector } from './memory.js';
 import { isRequestId, RequestTable, type RequestId } from './request-ids.js';
@@ -34,8 +34,7 @@ export interface ProxyOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_FAST_PATH_BYTES = 1024 * 1024;
+export { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES };
 
 /** JSON-RPC error codes the proxy answers with. */
 const INVALID_REQUEST = -32600;
