@@ -13,6 +13,7 @@ import { BudgetError } from './errors.js';
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, MAX_POINTER_BYTES, MIN_CUT_BYTES, NOTICE_KEY, REPORT_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { Output, type ChunkSink, type Mark } from './output.js';
+import { childRole, exemptKey, startsCapture, strKind, type Container, type Role, type StrKind } from './roles.js';
 import {
   ReportBuilder,
   escapePointerSegment,
@@ -24,24 +25,9 @@ import {
 } from './report.js';
 import { cutString, escapeContent, escapedLength, mirrorLength, utf8Length } from './wire.js';
 
-/** What the root object is: a result, a JSON-RPC error object, a response envelope, or decided by its first key. */
-export type RootKind = 'auto' | 'result' | 'error' | 'envelope';
-
-type Role =
-  | 'auto'
-  | 'envelope'
-  | 'result'
-  | 'error'
-  | 'errdata'
-  | 'content'
-  | 'block'
-  | 'blockmeta'
-  | 'resource'
-  | 'meta'
-  | 'structure'
-  | 'generic';
-
-type StrKind = 'generic' | 'text' | 'atomic' | 'envelope';
+export type { RootKind } from './roles.js';
+export { exemptKey } from './roles.js';
+import type { RootKind } from './roles.js';
 
 interface Tx {
   mark: Mark;
@@ -106,27 +92,6 @@ const ISERROR_RESERVE = ',"isError":false'.length;
 const META_WRAPPER_BYTES = ',"_meta":{}'.length;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
-
-/**
- * Keys the string bound does not apply to: the members of the result, the envelope and the error
- * are named by the protocol, and this library's own `_meta` keys must survive any bound.
- */
-export function exemptKey(role: string, name: string): boolean {
-  switch (role) {
-    case 'result':
-    case 'envelope':
-      return true;
-    case 'error':
-      return name === 'code' || name === 'message' || name === 'data';
-    case 'meta':
-    case 'errdata':
-      return name === REPORT_KEY;
-    case 'blockmeta':
-      return name === NOTICE_KEY;
-    default:
-      return false;
-  }
-}
 
 /** Event-driven budgeter for one result. Create one per result; call `finish()` at the end. */
 export class Budgeter {
@@ -232,54 +197,16 @@ export class Budgeter {
 
   // ---------------------------------------------------------------- roles
 
-  private childRole(parent: Frame, container: 'object' | 'array' | 'other'): Role | 'drop' {
-    const key = parent.key;
-    switch (parent.role) {
-      case 'envelope':
-        if (key === 'result' || key === 'error') {
-          if (container !== 'object') {
-            throw new BudgetError('INVALID_RESULT', `Expected the JSON-RPC \`${key}\` to be an object`, { field: key });
-          }
-          return key;
-        }
-        if (container !== 'other') {
-          throw new BudgetError('INVALID_ENVELOPE', `Expected the JSON-RPC \`${key}\` to be a string, number or null`, {
-            field: key,
-          });
-        }
-        return 'envelope';
-      case 'result':
-        if (key === 'content') return container === 'array' ? 'content' : 'generic';
-        if (key === '_meta') return container === 'object' ? 'meta' : 'drop';
-        if (key === 'structuredContent' && container !== 'other') return 'structure';
-        return 'generic';
-      case 'error':
-        if (key === 'data' && container === 'object') return 'errdata';
-        return 'generic';
-      case 'content':
-        return container === 'object' ? 'block' : 'generic';
-      case 'block':
-        if (key === 'resource' && container === 'object') return 'resource';
-        if (key === '_meta' && container === 'object') return 'blockmeta';
-        return 'generic';
-      default:
-        return 'generic';
-    }
+  private childRole(parent: Frame, container: Container): Role | 'drop' {
+    return childRole(parent.role, parent.key, container);
   }
 
   private strKind(parent: Frame): StrKind {
-    const r = parent.role;
-    if (r === 'envelope') return 'envelope';
-    if (r === 'block' || r === 'resource') {
-      const k = parent.key;
-      if (k === 'text') return 'text';
-      if ((r === 'block' && k === 'data') || (r === 'resource' && k === 'blob')) return 'atomic';
-    }
-    return 'generic';
+    return strKind(parent.role, parent.key);
   }
 
   private startsCapture(parent: Frame): boolean {
-    return (parent.role === 'meta' || parent.role === 'errdata') && parent.key === REPORT_KEY;
+    return startsCapture(parent.role, parent.key);
   }
 
   // ---------------------------------------------------------------- gating

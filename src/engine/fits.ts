@@ -4,7 +4,7 @@
  * broken (so an oversized value costs little), and only then serializes a value proven small.
  * The byte source applies the same predicate to events (see the streaming path).
  */
-import { exemptKey, type RootKind } from './budgeter.js';
+import { exemptKey, type RootKind } from './roles.js';
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, NOTICE_KEY, REPORT_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { escapedLength, utf8Length } from './wire.js';

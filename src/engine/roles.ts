@@ -1,0 +1,98 @@
+/**
+ * Roles: what a value is, from where it sits. The budgeter's rules depend on a value's role (the
+ * result object, `content`, a block, a resource, the result's own `_meta`, …), derived from its
+ * parent's role and key alone, so every decision is local and online.
+ */
+import { BudgetError } from './errors.js';
+import { NOTICE_KEY, REPORT_KEY } from './limits.js';
+
+/** What the root object is: a result, a JSON-RPC error object, a response envelope, or decided by its first key. */
+export type RootKind = 'auto' | 'result' | 'error' | 'envelope';
+
+export type Role =
+  | 'auto'
+  | 'envelope'
+  | 'result'
+  | 'error'
+  | 'errdata'
+  | 'content'
+  | 'block'
+  | 'blockmeta'
+  | 'resource'
+  | 'meta'
+  | 'structure'
+  | 'generic';
+
+/** How a string is bounded: cut to the string bound, cut as text, kept whole (base64), or an envelope field. */
+export type StrKind = 'generic' | 'text' | 'atomic' | 'envelope';
+
+export type Container = 'object' | 'array' | 'other';
+
+/** The role of a child value; `drop` for a value that is never kept (a non-object `_meta`). */
+export function childRole(parent: Role, key: string, container: Container): Role | 'drop' {
+  switch (parent) {
+    case 'envelope':
+      if (key === 'result' || key === 'error') {
+        if (container !== 'object') {
+          throw new BudgetError('INVALID_RESULT', `Expected the JSON-RPC \`${key}\` to be an object`, { field: key });
+        }
+        return key;
+      }
+      if (container !== 'other') {
+        throw new BudgetError('INVALID_ENVELOPE', `Expected the JSON-RPC \`${key}\` to be a string, number or null`, { field: key });
+      }
+      return 'envelope';
+    case 'result':
+      if (key === 'content') return container === 'array' ? 'content' : 'generic';
+      if (key === '_meta') return container === 'object' ? 'meta' : 'drop';
+      if (key === 'structuredContent' && container !== 'other') return 'structure';
+      return 'generic';
+    case 'error':
+      if (key === 'data' && container === 'object') return 'errdata';
+      return 'generic';
+    case 'content':
+      return container === 'object' ? 'block' : 'generic';
+    case 'block':
+      if (key === 'resource' && container === 'object') return 'resource';
+      if (key === '_meta' && container === 'object') return 'blockmeta';
+      return 'generic';
+    default:
+      return 'generic';
+  }
+}
+
+/** How a string member of `parent` under `key` is bounded. */
+export function strKind(parent: Role, key: string): StrKind {
+  if (parent === 'envelope') return 'envelope';
+  if (parent === 'block' || parent === 'resource') {
+    if (key === 'text') return 'text';
+    if ((parent === 'block' && key === 'data') || (parent === 'resource' && key === 'blob')) return 'atomic';
+  }
+  return 'generic';
+}
+
+/** The member under which an earlier pass left its report. */
+export function startsCapture(parent: Role, key: string): boolean {
+  return (parent === 'meta' || parent === 'errdata') && key === REPORT_KEY;
+}
+
+/**
+ * Keys the string bound does not apply to: the members of the result, the envelope and the error
+ * are named by the protocol, and this library's own `_meta` keys must survive any bound.
+ */
+export function exemptKey(role: string, name: string): boolean {
+  switch (role) {
+    case 'result':
+    case 'envelope':
+      return true;
+    case 'error':
+      return name === 'code' || name === 'message' || name === 'data';
+    case 'meta':
+    case 'errdata':
+      return name === REPORT_KEY;
+    case 'blockmeta':
+      return name === NOTICE_KEY;
+    default:
+      return false;
+  }
+}
