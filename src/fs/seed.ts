@@ -121,7 +121,12 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
         throw new WorkspaceError('ALREADY_EXISTS', `${JSON.stringify(f.path)} already exists; pass overwrite: true to replace it. Nothing was written.`);
       }
       const temp = join(dir, `.mcp-budget-${randomBytes(6).toString('hex')}.tmp`);
-      const handle = await open(temp, 'wx', 0o644);
+      let handle;
+      try {
+        handle = await open(temp, 'wx', 0o644);
+      } catch (e) {
+        throw fsError(e, f.path); // name the file the user asked for, never the staging name
+      }
       const st = await handle.stat();
       staged.push({ dev: st.dev, ino: st.ino, temp, target, backup: undefined, rel: where.rel });
       try {

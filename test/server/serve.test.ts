@@ -217,9 +217,8 @@ describe('unreadable directories and files', () => {
     }
   });
 
-  // BUG: seedFiles() maps every error of the write phase with fsError(e, undefined), so a permission
-  // error says `Permission denied for "."` whatever file it was about.
-  it.fails('a permission error while seeding names the file it is about', async () => {
+  // Regression (a fixed bug): a permission error while staging used to say `Permission denied for "."`.
+  it('a permission error while seeding names the file it is about', async () => {
     const text = await callErr(nobody.client, 'workspace_seed_files', { files: [{ path: 'readable/no.txt', content: 'x' }] });
     expect(text).toContain('readable/no.txt');
   });
