@@ -178,6 +178,29 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       // Every item takes at least one byte and a comma: a long array cannot fit (before any walk).
       if (bytes + 2 * value.length > maxBytes) throw NOT_FIT;
       bytes += value.length === 0 ? 2 : value.length + 1;
+      if (k === 'generic' && m === 'bounds') {
+        // Perf: the common case in a tight loop (see the object branch).
+        const maxString = limits.maxStringBytes;
+        const free = maxString / 6;
+        for (let i = value.length - 1; i >= 0; i--) {
+          const v: unknown = value[i];
+          const t = typeof v;
+          if (t === 'string') {
+            const sv = v as string;
+            if (sv.length > free && (sv.length > maxString || escapedLength(sv) > maxString)) throw NOT_FIT;
+            bytes += sv.length + 2;
+          } else if (t === 'object' && v !== null) {
+            if (!isPlainish(v)) throw NOT_FIT;
+            stack.push({ value: v as object, kind: 'generic', depth: depth + 1 });
+          } else if (t === 'bigint') {
+            throw NOT_FIT;
+          } else {
+            bytes += 1;
+          }
+        }
+        if (bytes > maxBytes) throw NOT_FIT;
+        continue;
+      }
       for (let i = value.length - 1; i >= 0; i--) {
         const v: unknown = value[i];
         if (typeof v === 'string') str(v, limits.maxStringBytes);
@@ -190,6 +213,34 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       continue;
     }
     const keys = Object.keys(value);
+    if (k === 'generic' && m === 'bounds') {
+      // Perf: the common case (structured data) in a tight loop: only the checks generic members need.
+      if (keys.length > limits.maxKeys || bytes + 5 * keys.length > maxBytes * 2) throw NOT_FIT;
+      const maxString = limits.maxStringBytes;
+      const free = maxString / 6;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        const v: unknown = (value as Record<string, unknown>)[key];
+        const t = typeof v;
+        if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
+        if (key.length > free && (key.length > MAX_KEY_UNITS || escapedLength(key) > maxString)) throw NOT_FIT;
+        bytes += key.length + 4;
+        if (t === 'string') {
+          const sv = v as string;
+          if (sv.length > free && (sv.length > maxString || escapedLength(sv) > maxString)) throw NOT_FIT;
+          bytes += sv.length + 2;
+        } else if (t === 'object' && v !== null) {
+          if (!isPlainish(v)) throw NOT_FIT;
+          stack.push({ value: v as object, kind: 'generic', depth: depth + 1 });
+        } else if (t === 'bigint') {
+          throw NOT_FIT;
+        } else {
+          bytes += 1;
+        }
+      }
+      if (bytes > maxBytes) throw NOT_FIT;
+      continue;
+    }
     const counted = k === 'generic' || k === 'meta' || k === 'errdata' || k === 'blockmeta';
     if (counted && keys.length > limits.maxKeys) throw NOT_FIT;
     // Every member takes at least `"":0` and a comma; undefined members are rare enough to ignore
