@@ -170,6 +170,24 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
         return true;
     }
   };
+  // Bounds mode, generic values (the bulk of structured content): only the checks they need.
+  const maxString = limits.maxStringBytes;
+  const free = maxString / 6; // a string this short is within the bound whatever it holds
+  const genericValue = (v: unknown, depth: number): void => {
+    const t = typeof v;
+    if (t === 'string') {
+      const sv = v as string;
+      if (sv.length > free && (sv.length > maxString || escapedLength(sv) > maxString)) throw NOT_FIT;
+      bytes += sv.length + 2;
+    } else if (t === 'object' && v !== null) {
+      if (!isPlainish(v)) throw NOT_FIT;
+      stack.push({ value: v as object, kind: 'generic', depth: depth + 1 });
+    } else if (t === 'bigint') {
+      throw NOT_FIT;
+    } else {
+      bytes += 1; // a lower bound: the exact size comes from the JSON
+    }
+  };
   while (stack.length > 0) {
     const { value, kind: k, depth } = stack.pop()!;
     if (depth > limits.maxDepth) throw NOT_FIT;
@@ -179,25 +197,8 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       if (bytes + 2 * value.length > maxBytes) throw NOT_FIT;
       bytes += value.length === 0 ? 2 : value.length + 1;
       if (k === 'generic' && m === 'bounds') {
-        // Perf: the common case in a tight loop (see the object branch).
-        const maxString = limits.maxStringBytes;
-        const free = maxString / 6;
-        for (let i = value.length - 1; i >= 0; i--) {
-          const v: unknown = value[i];
-          const t = typeof v;
-          if (t === 'string') {
-            const sv = v as string;
-            if (sv.length > free && (sv.length > maxString || escapedLength(sv) > maxString)) throw NOT_FIT;
-            bytes += sv.length + 2;
-          } else if (t === 'object' && v !== null) {
-            if (!isPlainish(v)) throw NOT_FIT;
-            stack.push({ value: v as object, kind: 'generic', depth: depth + 1 });
-          } else if (t === 'bigint') {
-            throw NOT_FIT;
-          } else {
-            bytes += 1;
-          }
-        }
+        // Perf: the common case in a tight loop (see `genericValue`).
+        for (let i = value.length - 1; i >= 0; i--) genericValue(value[i], depth);
         if (bytes > maxBytes) throw NOT_FIT;
         continue;
       }
@@ -216,8 +217,6 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     if (k === 'generic' && m === 'bounds') {
       // Perf: the common case (structured data) in a tight loop: only the checks generic members need.
       if (keys.length > limits.maxKeys || bytes + 5 * keys.length > maxBytes * 2) throw NOT_FIT;
-      const maxString = limits.maxStringBytes;
-      const free = maxString / 6;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
         const v: unknown = (value as Record<string, unknown>)[key];
@@ -225,18 +224,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
         if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
         if (key.length > free && (key.length > MAX_KEY_UNITS || escapedLength(key) > maxString)) throw NOT_FIT;
         bytes += key.length + 4;
-        if (t === 'string') {
-          const sv = v as string;
-          if (sv.length > free && (sv.length > maxString || escapedLength(sv) > maxString)) throw NOT_FIT;
-          bytes += sv.length + 2;
-        } else if (t === 'object' && v !== null) {
-          if (!isPlainish(v)) throw NOT_FIT;
-          stack.push({ value: v as object, kind: 'generic', depth: depth + 1 });
-        } else if (t === 'bigint') {
-          throw NOT_FIT;
-        } else {
-          bytes += 1;
-        }
+        genericValue(v, depth);
       }
       if (bytes > maxBytes) throw NOT_FIT;
       continue;
