@@ -8,9 +8,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { Dir, Dirent } from 'node:fs';
-// Typed for string encodings only; at run time 'buffer' yields Buffer names (checked by tests).
-import { opendir } from 'node:fs/promises';
-import { WorkspaceError, fsError, type Workspace } from './confine.js';
+import { WorkspaceError, fsError, type DirHandle, type Workspace } from './confine.js';
 import type { CursorCodec } from './cursor.js';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
@@ -143,7 +141,24 @@ export class DirectoryBrowser {
     filter?: (d: Dirent<Buffer>) => boolean,
     kind = 'dir',
   ): Promise<DirPage> {
-    const dir = await this.ws.resolveDirectory(path);
+    // The directory is opened through the gate (no link on the way) and iterated through that
+    // descriptor; the path string is never opened again.
+    const opened = await this.ws.openDir(path);
+    try {
+      return await this.listOpened(opened, path, limit, cursor, filter, kind);
+    } finally {
+      await opened.close();
+    }
+  }
+
+  private async listOpened(
+    dir: DirHandle,
+    path: string | undefined,
+    limit: number,
+    cursor: string | undefined,
+    filter: ((d: Dirent<Buffer>) => boolean) | undefined,
+    kind: string,
+  ): Promise<DirPage> {
     let handle: Dir;
     let peek: Dirent<Buffer> | null = null;
     let position = 0;
@@ -161,11 +176,11 @@ export class DirectoryBrowser {
         handle = cached.dir;
         peek = cached.peek;
       } else {
-        handle = await this.rescan(dir.abs, Buffer.from(String(c.n), 'base64'));
+        handle = await this.rescan(dir, Buffer.from(String(c.n), 'base64'));
       }
     } else {
       try {
-        handle = await opendir(dir.abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 64 });
+        handle = await dir.list(64, true);
       } catch (e) {
         throw fsError(e, path);
       }
@@ -215,10 +230,10 @@ export class DirectoryBrowser {
   }
 
   /** Re-open a directory and move past the entry named `after` (raw bytes). */
-  private async rescan(abs: string, after: Buffer): Promise<Dir> {
+  private async rescan(dir: DirHandle, after: Buffer): Promise<Dir> {
     let handle: Dir;
     try {
-      handle = await opendir(abs, { encoding: 'buffer' as BufferEncoding, bufferSize: 256 });
+      handle = await dir.list(256, true);
     } catch (e) {
       throw fsError(e, undefined);
     }

@@ -1,71 +1,233 @@
 /**
- * Workspace confinement. The root is realpath'd once; every user path is checked for syntax,
- * resolved through symlinks, and compared with the root on separator boundaries (so `root2` or
- * `root.bak` beside the root never pass). Files are opened without following a final symlink and
- * the opened descriptor's real path is checked again, so a file swapped for a link between the
- * check and the open is refused. New files are created with `wx` (never through a link) and
- * checked the same way.
+ * The workspace gate: descriptors, not checked strings. The root is opened once (its device and
+ * inode pinned); every path is reached by walking from an open descriptor one component at a
+ * time with `O_NOFOLLOW | O_DIRECTORY`, so a symlink anywhere on the way is refused, and the
+ * caller gets what was opened (a `DirHandle`), never a string to open again. A directory swapped
+ * for a link after the walk does not matter: the handle still names the directory that was opened.
+ *
+ * Where it holds: Linux, where `/proc/self/fd/N/name` resolves `name` inside the open directory N
+ * (Node has no `openat`). Elsewhere the gate falls back to component-wise `lstat` checks on path
+ * strings for reads, which a concurrent swap can race, and refuses every mutation
+ * (`UNSUPPORTED_PLATFORM`). `specs/threat-model.md` states this.
  */
-import { constants } from 'node:fs';
-import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { constants, lstatSync, type Dir } from 'node:fs';
+import { lstat, open, opendir, realpath, type FileHandle } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { WorkspaceError, fsError } from './errors.js';
+
+export { WorkspaceError, fsError, type WorkspaceErrorCode } from './errors.js';
 
 /** Longest accepted user path, in UTF-8 bytes. */
 export const MAX_PATH_BYTES = 4096;
 
-/** Workspace failures; `code` is stable, the message says what happened and what to do. */
-export type WorkspaceErrorCode =
-  | 'INVALID_PATH'
-  | 'PATH_ESCAPES_ROOT'
-  | 'NOT_FOUND'
-  | 'NOT_A_DIRECTORY'
-  | 'NOT_A_FILE'
-  | 'INVALID_CURSOR'
-  | 'INVALID_PARAMS'
-  | 'INPUT_TOO_LARGE'
-  | 'ALREADY_EXISTS'
-  | 'IO_ERROR';
-
-export class WorkspaceError extends Error {
-  override readonly name = 'WorkspaceError';
-  constructor(
-    readonly code: WorkspaceErrorCode,
-    message: string,
-    readonly data: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
-}
-
-/** A path inside the workspace: its real absolute path and its path relative to the root. */
+/** A path inside the workspace: its path relative to the root (`.` for the root). */
 export interface Resolved {
-  abs: string;
   rel: string;
 }
 
-export class Workspace {
-  private constructor(readonly root: string) {}
+/**
+ * Linux `O_PATH` (not in Node's constants): a descriptor for walking that needs no read
+ * permission, so a traversable but unlistable directory can still be passed through, as with a
+ * path. Listing re-opens through `/proc/self/fd/N` and so still needs read permission.
+ */
+const O_PATH = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64' || process.arch === 'arm' || process.arch === 'ia32') ? 0o10000000 : 0;
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | O_PATH;
+/** O_NONBLOCK: a FIFO or device must not block the open; the file-type check refuses it. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-  /** Open a workspace at `root` (realpath'd; must be a directory). */
-  static async open(root: string): Promise<Workspace> {
-    const real = await realpath(root);
-    if (!(await stat(real)).isDirectory()) {
-      throw new WorkspaceError('NOT_A_DIRECTORY', `The workspace root ${JSON.stringify(root)} is not a directory`);
-    }
-    return new Workspace(real);
+/** A name inside a directory: a string, or raw bytes for names that are not UTF-8. */
+export type EntryName = string | Buffer;
+
+/** Whether a path component is `.git` in any case (no tool writes there). */
+export function isGitComponent(name: EntryName): boolean {
+  const s = typeof name === 'string' ? name : name.toString('latin1');
+  return s.toLowerCase() === '.git';
+}
+
+function checkName(name: EntryName): void {
+  const s = typeof name === 'string' ? name : name.toString('latin1');
+  if (s === '' || s === '.' || s === '..' || s.includes('/') || s.includes('\0')) {
+    throw new WorkspaceError('INVALID_PATH', `Invalid entry name ${JSON.stringify(s.slice(0, 80))}`);
+  }
+}
+
+/**
+ * An open directory inside the workspace. Every operation on a child is relative to this
+ * descriptor; nothing re-resolves the directory's path. Close it when done.
+ */
+export class DirHandle {
+  constructor(
+    private readonly handle: FileHandle,
+    /** Path relative to the root, `/`-separated (`.` for the root). */
+    readonly rel: string,
+    readonly dev: number,
+    readonly ino: number,
+    /** Host path the handle was reached by (fallback platforms only). */
+    private readonly fallbackAbs: string | undefined,
+  ) {}
+
+  /** A path naming `name` inside this open directory (Linux: through `/proc/self/fd`). */
+  at(name: EntryName): string | Buffer {
+    checkName(name);
+    const base = this.fallbackAbs ?? `/proc/self/fd/${this.handle.fd}`;
+    if (typeof name === 'string') return `${base}/${name}`;
+    return Buffer.concat([Buffer.from(`${base}/`), name]);
   }
 
-  /** Whether a real absolute path is the root or inside it (separator-boundary check). */
-  contains(real: string): boolean {
-    if (real === this.root) return true;
-    const base = this.root.endsWith(sep) ? this.root : this.root + sep;
-    return real.startsWith(base);
+  /** A path naming this directory itself (for `opendir`). */
+  get self(): string {
+    return this.fallbackAbs ?? `/proc/self/fd/${this.handle.fd}`;
+  }
+
+  /** Relative path of a child. */
+  childRel(name: EntryName): string {
+    const s = typeof name === 'string' ? name : name.toString('utf8');
+    return this.rel === '.' ? s : `${this.rel}/${s}`;
+  }
+
+  /** Open a child directory without following a link (a link is refused with ELOOP). */
+  async openDir(name: EntryName): Promise<DirHandle> {
+    const path = this.at(name);
+    let h: FileHandle;
+    try {
+      h = await open(path as string, DIR_FLAGS);
+    } catch (e) {
+      throw await this.classify(e, name);
+    }
+    try {
+      const st = await h.stat();
+      const abs = this.fallbackAbs === undefined ? undefined : join(this.fallbackAbs, String(name));
+      return new DirHandle(h, this.childRel(name), st.dev, st.ino, abs);
+    } catch (e) {
+      await h.close();
+      throw e;
+    }
+  }
+
+  /** Open a child file for reading without following a link (the caller checks its type). */
+  async openFile(name: EntryName, flags = READ_FLAGS): Promise<FileHandle> {
+    try {
+      return await open(this.at(name) as string, flags | constants.O_NOFOLLOW);
+    } catch (e) {
+      throw await this.classify(e, name);
+    }
   }
 
   /**
-   * Check a user path's syntax and return its segments. Refused: non-strings, empty-after-trim
-   * oddities, NUL bytes, absolute paths, `..` segments (names like `..test` or `te..st` are fine),
-   * trailing whitespace or quotes (almost always a quoting mistake), and paths over 4096 bytes.
+   * `O_NOFOLLOW | O_DIRECTORY` on a link fails with ENOTDIR (or ELOOP): tell a link from a file,
+   * so the caller's error says a link is never followed. Other errors pass unchanged.
+   */
+  private async classify(e: unknown, name: EntryName): Promise<unknown> {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOTDIR' && code !== 'ELOOP') return e;
+    try {
+      if ((await lstat(this.at(name))).isSymbolicLink()) return Object.assign(new Error('symlink'), { code: 'ELOOP' });
+    } catch {
+      // gone meanwhile: report the original error
+    }
+    return e;
+  }
+
+  /** Iterate the directory (Node's `Dir`), through the open descriptor. */
+  list(bufferSize = 64, raw = false): Promise<Dir> {
+    return opendir(this.self, { bufferSize, ...(raw ? { encoding: 'buffer' as BufferEncoding } : {}) });
+  }
+
+  /** The descriptor still names a directory with the pinned identity. */
+  async identity(): Promise<{ dev: number; ino: number }> {
+    const st = await this.handle.stat();
+    return { dev: st.dev, ino: st.ino };
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}
+
+export class Workspace {
+  private constructor(
+    /** The root's real path, as pinned at start. */
+    readonly root: string,
+    private readonly rootHandle: FileHandle,
+    readonly rootDev: number,
+    readonly rootIno: number,
+    /** True where paths are confined by descriptors (Linux `/proc/self/fd`). */
+    readonly descriptorConfined: boolean,
+  ) {}
+
+  /** Open a workspace at `root` (realpath'd once; must be a directory). Its identity is pinned. */
+  static async open(root: string): Promise<Workspace> {
+    let real: string;
+    try {
+      real = await realpath(root);
+    } catch (e) {
+      throw new WorkspaceError('NOT_FOUND', `The workspace root ${JSON.stringify(root)} cannot be opened (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    let h: FileHandle;
+    try {
+      h = await open(real, DIR_FLAGS);
+    } catch {
+      throw new WorkspaceError('NOT_A_DIRECTORY', `The workspace root ${JSON.stringify(root)} is not a directory`);
+    }
+    const st = await h.stat();
+    let confined = false;
+    try {
+      confined = (await realpath(`/proc/self/fd/${h.fd}`)) === real;
+    } catch {
+      confined = false;
+    }
+    return new Workspace(real, h, st.dev, st.ino, confined);
+  }
+
+  /** Close the root descriptor (the workspace is unusable afterwards). */
+  async close(): Promise<void> {
+    await this.rootHandle.close().catch(() => undefined);
+  }
+
+  /**
+   * The root path still names the directory pinned at start (not renamed away, not swapped for a
+   * link or another directory). Checked on every tool call; a changed root is refused.
+   */
+  async checkRoot(): Promise<void> {
+    let ok = false;
+    try {
+      const st = await lstat(this.root);
+      ok = st.isDirectory() && st.dev === this.rootDev && st.ino === this.rootIno;
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      throw new WorkspaceError(
+        'ROOT_CHANGED',
+        'The workspace root was moved, removed or replaced since the server started; nothing was read or written. Restart the server on the intended directory.',
+      );
+    }
+  }
+
+  /** Synchronous form of `checkRoot` as a boolean (for diagnostics). */
+  rootIntact(): boolean {
+    try {
+      const st = lstatSync(this.root);
+      return st.isDirectory() && st.dev === this.rootDev && st.ino === this.rootIno;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Refuse a mutation where the gate cannot confine it by descriptors. */
+  requireDescriptorConfinement(what: string): void {
+    if (!this.descriptorConfined) {
+      throw new WorkspaceError(
+        'UNSUPPORTED_PLATFORM',
+        `${what} is refused on this platform: writes are confined by open descriptors only on Linux (/proc/self/fd).`,
+      );
+    }
+  }
+
+  /**
+   * Check a user path's syntax and return its segments. Refused: non-strings, NUL bytes, absolute
+   * paths, `..` segments (names like `..test` are fine), trailing whitespace or quotes (almost
+   * always a quoting mistake), and paths over 4096 bytes.
    */
   segments(path: string | undefined): string[] {
     if (path === undefined || path === '' || path === '.') return [];
@@ -77,7 +239,7 @@ export class Workspace {
     if (/[\s"'`]$/.test(path)) {
       throw new WorkspaceError('INVALID_PATH', `\`path\` ends with whitespace or a quote: ${JSON.stringify(path)}; remove it`);
     }
-    if (isAbsolute(path)) {
+    if (isAbsolute(path) || path.startsWith('\\')) {
       throw new WorkspaceError('PATH_ESCAPES_ROOT', `\`path\` must be relative to the workspace root, got ${JSON.stringify(path)}`);
     }
     const parts = path.split('/').filter((s) => s !== '' && s !== '.');
@@ -87,132 +249,97 @@ export class Workspace {
     return parts;
   }
 
-  private rel(abs: string): string {
-    const r = relative(this.root, abs);
-    return r === '' ? '.' : r.split(sep).join('/');
+  /**
+   * @deprecated String-based checks kept only until search moves to the gate; do not use (a
+   * checked string can be swapped before it is opened). Removed with the search rewrite.
+   */
+  contains(real: string): boolean {
+    return real === this.root || real.startsWith(this.root.endsWith('/') ? this.root : this.root + '/');
   }
 
-  /** Resolve an existing path (following symlinks) and check it stays inside the root. */
-  async resolve(path: string | undefined): Promise<Resolved> {
-    const abs = join(this.root, ...this.segments(path));
+  /** @deprecated See `contains`. */
+  async resolve(path: string | undefined): Promise<{ abs: string; rel: string }> {
+    const parts = this.segments(path);
     let real: string;
     try {
-      real = await realpath(abs);
+      real = await realpath(join(this.root, ...parts));
     } catch (e) {
       throw fsError(e, path);
     }
-    if (!this.contains(real)) {
-      throw new WorkspaceError('PATH_ESCAPES_ROOT', `${JSON.stringify(path)} resolves outside the workspace root (through a symlink)`);
-    }
-    return { abs: real, rel: this.rel(real) };
+    if (!this.contains(real)) throw new WorkspaceError('PATH_ESCAPES_ROOT', `${JSON.stringify(path)} resolves outside the workspace root`);
+    return { abs: real, rel: real === this.root ? '.' : real.slice(this.root.length + 1) };
   }
 
-  /** Resolve a directory. */
-  async resolveDirectory(path: string | undefined): Promise<Resolved & { dev: number; ino: number }> {
+  /** @deprecated See `contains`. */
+  async resolveDirectory(path: string | undefined): Promise<{ abs: string; rel: string; dev: number; ino: number }> {
+    const d = await this.openDir(path);
+    await d.close();
     const r = await this.resolve(path);
-    let st;
-    try {
-      st = await stat(r.abs);
-    } catch (e) {
-      throw fsError(e, path);
+    return { ...r, dev: d.dev, ino: d.ino };
+  }
+
+  /** The root as an open directory handle (a new descriptor; close it when done). */
+  async openRoot(): Promise<DirHandle> {
+    await this.checkRoot();
+    if (!this.descriptorConfined) {
+      const h = await open(this.root, DIR_FLAGS);
+      return new DirHandle(h, '.', this.rootDev, this.rootIno, this.root);
     }
-    if (!st.isDirectory()) throw new WorkspaceError('NOT_A_DIRECTORY', `${JSON.stringify(path ?? '.')} is not a directory`);
-    return { ...r, dev: st.dev, ino: st.ino };
+    const h = await open(`/proc/self/fd/${this.rootHandle.fd}`, constants.O_RDONLY | constants.O_DIRECTORY);
+    return new DirHandle(h, '.', this.rootDev, this.rootIno, undefined);
   }
 
   /**
-   * Open an existing regular file for reading. The final component is opened with O_NOFOLLOW
-   * and the descriptor's real path is checked, so a swap to a symlink after the check is refused.
+   * Open a directory by walking from the root, one component at a time, never following a link.
+   * `path` is a user path (checked) or segments already checked.
+   */
+  async openDir(path: string | undefined | string[]): Promise<DirHandle> {
+    const parts = Array.isArray(path) ? path : this.segments(path);
+    const shown = Array.isArray(path) ? parts.join('/') : path;
+    let dir = await this.openRoot();
+    try {
+      for (const seg of parts) {
+        const next = await dir.openDir(seg);
+        await dir.close();
+        dir = next;
+      }
+      return dir;
+    } catch (e) {
+      await dir.close();
+      throw fsError(e, shown);
+    }
+  }
+
+  /** Open the directory that holds the last component of `path`, and that component's name. */
+  async openParent(path: string): Promise<{ dir: DirHandle; name: string; rel: string }> {
+    const parts = this.segments(path);
+    if (parts.length === 0) throw new WorkspaceError('INVALID_PATH', 'Expected `path` to name an entry, got the root');
+    const dir = await this.openDir(parts.slice(0, -1));
+    return { dir, name: parts[parts.length - 1]!, rel: parts.join('/') };
+  }
+
+  /**
+   * Open an existing regular file for reading: the walk refuses links on the way, the final open
+   * refuses a link, and the descriptor's type is checked (FIFOs and devices are refused).
    */
   async openFile(path: string): Promise<{ handle: FileHandle; rel: string; size: number }> {
-    const r = await this.resolve(path);
+    if (this.segments(path).length === 0) throw new WorkspaceError('NOT_A_FILE', `${JSON.stringify(path)} is the workspace root, not a file`);
+    const { dir, name, rel } = await this.openParent(path);
     let handle: FileHandle;
     try {
-      // O_NONBLOCK: a FIFO or device must not block the open; the file-type check refuses it.
-      handle = await open(r.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      handle = await dir.openFile(name);
     } catch (e) {
       throw fsError(e, path);
+    } finally {
+      await dir.close();
     }
     try {
-      await this.checkDescriptor(handle, r.abs);
       const st = await handle.stat();
       if (!st.isFile()) throw new WorkspaceError('NOT_A_FILE', `${JSON.stringify(path)} is not a regular file`);
-      return { handle, rel: r.rel, size: st.size };
+      return { handle, rel, size: st.size };
     } catch (e) {
       await handle.close();
       throw e;
     }
-  }
-
-  /**
-   * Where a new file would go: the deepest existing ancestor is realpath'd and checked; the rest
-   * of the path must not exist yet as anything but directories we create.
-   */
-  async resolveNew(path: string): Promise<{ parentReal: string; missing: string[]; name: string; rel: string }> {
-    const parts = this.segments(path);
-    if (parts.length === 0) throw new WorkspaceError('INVALID_PATH', 'Expected `path` to name a file, got the root');
-    const name = parts[parts.length - 1]!;
-    let i = parts.length - 1;
-    let existing = join(this.root, ...parts.slice(0, i));
-    for (;;) {
-      try {
-        await lstat(existing);
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fsError(e, path);
-        if (i === 0) throw new WorkspaceError('IO_ERROR', 'The workspace root is gone');
-        i--;
-        existing = join(this.root, ...parts.slice(0, i));
-      }
-    }
-    let real: string;
-    try {
-      real = await realpath(existing);
-    } catch (e) {
-      throw fsError(e, path); // a dangling or looping link on the way
-    }
-    if (!this.contains(real)) {
-      throw new WorkspaceError('PATH_ESCAPES_ROOT', `${JSON.stringify(path)} is under a symlink that leads outside the workspace root`);
-    }
-    if (!(await stat(real)).isDirectory()) {
-      throw new WorkspaceError('NOT_A_DIRECTORY', `${JSON.stringify(parts.slice(0, i).join('/'))} is not a directory`);
-    }
-    return { parentReal: real, missing: parts.slice(i, parts.length - 1), name, rel: parts.join('/') };
-  }
-
-  /** The real path an open descriptor refers to must be `expected` (Linux: /proc/self/fd). */
-  async checkDescriptor(handle: FileHandle, expected: string): Promise<void> {
-    let real: string;
-    try {
-      real = await realpath(`/proc/self/fd/${handle.fd}`);
-    } catch {
-      return; // no /proc: the O_NOFOLLOW open is the protection left
-    }
-    if (real !== expected || !this.contains(real)) {
-      throw new WorkspaceError('PATH_ESCAPES_ROOT', 'The file changed while it was being opened (swapped for a link); nothing was read or written');
-    }
-  }
-}
-
-/** Map a file-system error to a workspace error with a message that says what to do. */
-export function fsError(e: unknown, path: string | undefined): WorkspaceError {
-  if (e instanceof WorkspaceError) return e;
-  const err = e as NodeJS.ErrnoException;
-  const p = JSON.stringify(path ?? '.');
-  switch (err.code) {
-    case 'ENOENT':
-      return new WorkspaceError('NOT_FOUND', `${p} does not exist in the workspace`);
-    case 'ENOTDIR':
-      return new WorkspaceError('NOT_A_DIRECTORY', `A parent of ${p} is not a directory`);
-    case 'ELOOP':
-      return new WorkspaceError('PATH_ESCAPES_ROOT', `${p} is a symlink (or a symlink loop) and is not followed here`);
-    case 'EACCES':
-    case 'EPERM':
-      return new WorkspaceError('IO_ERROR', `Permission denied for ${p}`);
-    case 'EEXIST':
-      return new WorkspaceError('ALREADY_EXISTS', `${p} already exists; pass overwrite: true to replace it`);
-    default:
-      // Never the host path: only the user's path and the error code.
-      return new WorkspaceError('IO_ERROR', `Cannot access ${p} (${err.code ?? 'error'})`);
   }
 }

@@ -3,9 +3,8 @@
  * summarised by a bounded one-level scan: entries are counted up to a cap, with a flag when the
  * cap was reached, so a directory of a million entries costs the same as one of a thousand.
  */
-import { opendir } from 'node:fs/promises';
-import { join, sep } from 'node:path';
 import type { DirectoryBrowser } from './browse.js';
+import type { DirHandle, EntryName, Workspace } from './confine.js';
 
 /** Entries counted per directory before the count is reported as capped. */
 export const SCAN_COUNT_CAP = 1000;
@@ -28,11 +27,18 @@ export interface ScanPage {
   next_cursor?: string;
 }
 
-async function summarize(abs: string | Buffer, name: string, nameBase64: string | undefined): Promise<DirSummary> {
+/** Count one subdirectory's entries, opened from the root handle without following a link. */
+async function summarize(root: DirHandle, raw: EntryName, name: string, nameBase64: string | undefined): Promise<DirSummary> {
   const s: DirSummary = { name, entries: 0, files: 0, directories: 0, capped: false };
   if (nameBase64 !== undefined) s.name_base64 = nameBase64;
   try {
-    const dir = await opendir(abs as string, { bufferSize: 128 }); // a Buffer path works at run time
+    const sub = await root.openDir(raw);
+    let dir;
+    try {
+      dir = await sub.list(128);
+    } finally {
+      await sub.close(); // the iterator holds its own descriptor
+    }
     try {
       for (;;) {
         const d = await dir.read();
@@ -54,13 +60,18 @@ async function summarize(abs: string | Buffer, name: string, nameBase64: string 
   return s;
 }
 
-export async function scanWorkspace(browser: DirectoryBrowser, root: string, limit: number, cursor: string | undefined): Promise<ScanPage> {
+export async function scanWorkspace(browser: DirectoryBrowser, ws: Workspace, limit: number, cursor: string | undefined): Promise<ScanPage> {
   const page = await browser.list(undefined, limit, cursor, (d) => d.isDirectory(), 'scan');
   const directories: DirSummary[] = [];
-  for (const e of page.entries) {
-    // A name that is not UTF-8 is opened by its raw bytes.
-    const abs = e.name_base64 === undefined ? join(root, e.name) : Buffer.concat([Buffer.from(root + sep), Buffer.from(e.name_base64, 'base64')]);
-    directories.push(await summarize(abs, e.name, e.name_base64));
+  const root = await ws.openRoot();
+  try {
+    for (const e of page.entries) {
+      // A name that is not UTF-8 is opened by its raw bytes.
+      const raw = e.name_base64 === undefined ? e.name : Buffer.from(e.name_base64, 'base64');
+      directories.push(await summarize(root, raw, e.name, e.name_base64));
+    }
+  } finally {
+    await root.close();
   }
   const out: ScanPage = { directories, has_more: page.has_more };
   if (page.next_cursor !== undefined) out.next_cursor = page.next_cursor;

@@ -1,14 +1,16 @@
 /**
  * A batch write, all or nothing. Every cap (item count, path length, bytes per file and in total)
- * is checked before anything is written. Files are staged beside their targets with `wx` (a link
- * at the staging name is never followed), each staged descriptor's real path is checked, and only
- * then are they moved into place: `link` for new files (fails if the name appeared meanwhile) or
- * `rename` over an existing file with a backup. Any failure rolls back what was done.
+ * and every path (confinement, no `.git` component in any case) is checked before anything is
+ * written. Directories are opened (or created) from the root descriptor one component at a time
+ * without following links, and every later step — staging with `O_EXCL | O_NOFOLLOW`, publishing
+ * with `link` (new files; fails if the name appeared meanwhile) or `rename` over an existing file
+ * with a backup, rollback and cleanup — names entries relative to those open directories, so a
+ * directory swapped for a link mid-batch cannot redirect a write. Any failure rolls back.
  */
 import { randomBytes } from 'node:crypto';
-import { link, lstat, mkdir, open, rename, rm, rmdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { MAX_PATH_BYTES, WorkspaceError, fsError, type Workspace } from './confine.js';
+import { constants } from 'node:fs';
+import { link, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { MAX_PATH_BYTES, WorkspaceError, fsError, isGitComponent, type DirHandle, type Workspace } from './confine.js';
 
 /** Caps of `workspace_seed_files`; the inventory and the spec quote them. */
 export const SEED_LIMITS = Object.freeze({
@@ -78,99 +80,164 @@ export function checkSeedInput(files: unknown): SeedFile[] {
 interface Staged {
   dev: number;
   ino: number;
+  /** The directory the file is published in, held open: every name below is relative to it. */
+  dir: DirHandle;
   temp: string;
-  target: string;
+  name: string;
   backup: string | undefined;
   rel: string;
 }
 
+interface CreatedDir {
+  parent: DirHandle;
+  name: string;
+}
+
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * Open (creating what is missing) the directories of `parts` from the root, one component at a
+ * time without following a link; opened handles are cached by relative path for the batch.
+ */
+async function openParent(
+  root: DirHandle,
+  parts: string[],
+  cache: Map<string, DirHandle>,
+  created: CreatedDir[],
+  shown: string,
+): Promise<DirHandle> {
+  let dir = root;
+  for (const seg of parts) {
+    const rel = dir.childRel(seg);
+    const cached = cache.get(rel);
+    if (cached !== undefined) {
+      dir = cached;
+      continue;
+    }
+    let next: DirHandle;
+    try {
+      next = await dir.openDir(seg);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw fsError(e, shown);
+      try {
+        await mkdir(dir.at(seg));
+        created.push({ parent: dir, name: seg });
+      } catch (m) {
+        if ((m as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(m, shown);
+      }
+      try {
+        next = await dir.openDir(seg); // refuses a link that appeared in its place
+      } catch (o) {
+        throw fsError(o, shown);
+      }
+    }
+    cache.set(rel, next);
+    dir = next;
+  }
+  return dir;
+}
+
 export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolean): Promise<SeedReceipt> {
   const files = checkSeedInput(input);
-  // Resolve every target first: a path escape anywhere refuses the whole batch.
-  const plans = [];
-  for (const f of files) plans.push({ f, where: await ws.resolveNew(f.path) });
+  ws.requireDescriptorConfinement('Writing files');
+  // Check every path first: an escape or a `.git` component anywhere refuses the whole batch.
+  const plans = files.map((f) => {
+    const parts = ws.segments(f.path);
+    if (parts.length === 0) throw new WorkspaceError('INVALID_PATH', 'Expected `path` to name a file, got the root');
+    if (parts.some(isGitComponent)) {
+      throw new WorkspaceError('INVALID_PATH', `${JSON.stringify(f.path)} is inside a \`.git\` directory; no tool writes there. Nothing was written.`);
+    }
+    return { f, parts };
+  });
+  const root = await ws.openRoot();
+  const cache = new Map<string, DirHandle>([['.', root]]);
   const staged: Staged[] = [];
-  const createdDirs: string[] = [];
+  const createdDirs: CreatedDir[] = [];
   const committed: Staged[] = [];
   let bytes = 0;
   try {
-    for (const { f, where } of plans) {
-      let dir = where.parentReal;
-      for (const seg of where.missing) {
-        dir = join(dir, seg);
+    try {
+      for (const { f, parts } of plans) {
+        const dir = await openParent(root, parts.slice(0, -1), cache, createdDirs, f.path);
+        const name = parts[parts.length - 1]!;
+        let exists = false;
         try {
-          await mkdir(dir);
-          createdDirs.push(dir);
+          const st = await lstat(dir.at(name));
+          exists = true;
+          if (!st.isFile()) throw new WorkspaceError('NOT_A_FILE', `${JSON.stringify(f.path)} exists and is not a regular file; nothing was written`);
         } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(e, f.path);
+          if (e instanceof WorkspaceError) throw e;
         }
-        // A directory created (or found) here must still be inside the root and not a link.
-        const st = await lstat(dir);
-        if (!st.isDirectory()) throw new WorkspaceError('PATH_ESCAPES_ROOT', `${JSON.stringify(f.path)} passes through a link or a file`);
+        if (exists && !overwrite) {
+          throw new WorkspaceError('ALREADY_EXISTS', `${JSON.stringify(f.path)} already exists; pass overwrite: true to replace it. Nothing was written.`);
+        }
+        const temp = `.mcp-budget-${randomBytes(6).toString('hex')}.tmp`;
+        let handle;
+        try {
+          handle = await open(dir.at(temp) as string, CREATE_FLAGS, 0o644);
+        } catch (e) {
+          throw fsError(e, f.path); // name the file the user asked for, never the staging name
+        }
+        try {
+          const st = await handle.stat();
+          staged.push({ dev: st.dev, ino: st.ino, dir, temp, name, backup: undefined, rel: parts.join('/') });
+          await handle.writeFile(f.content);
+        } finally {
+          await handle.close();
+        }
+        bytes += Buffer.byteLength(f.content);
       }
-      const target = join(dir, where.name);
-      let exists = false;
-      try {
-        const st = await lstat(target);
-        exists = true;
-        if (!st.isFile()) throw new WorkspaceError('NOT_A_FILE', `${JSON.stringify(f.path)} exists and is not a regular file; nothing was written`);
-      } catch (e) {
-        if (e instanceof WorkspaceError) throw e;
+      for (const s of staged) {
+        // The directory must still be where the user named it: a directory moved away meanwhile
+        // (a rename never escapes the descriptor, but the user asked for this path) fails the batch.
+        await checkStillPlaced(ws, s);
+        // The staging name must still be the file written (not swapped for a link or another file).
+        const st = await lstat(s.dir.at(s.temp));
+        if (!st.isFile() || st.dev !== s.dev || st.ino !== s.ino) {
+          throw new WorkspaceError('PATH_ESCAPES_ROOT', `The staged file for ${JSON.stringify(s.rel)} was replaced before it was published; nothing was written`);
+        }
+        try {
+          await link(s.dir.at(s.temp), s.dir.at(s.name)); // new file: fails if the name appeared meanwhile
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !overwrite) throw fsError(e, s.rel);
+          // Overwrite atomically: keep the old file under a second name (a hard link), then rename
+          // the new one over the target, so a reader always finds one of the two. A link at the
+          // target is replaced, never followed (rename works on names).
+          s.backup = `${s.temp}.bak`;
+          await link(s.dir.at(s.name), s.dir.at(s.backup));
+          await rename(s.dir.at(s.temp), s.dir.at(s.name));
+        }
+        committed.push(s);
       }
-      if (exists && !overwrite) {
-        throw new WorkspaceError('ALREADY_EXISTS', `${JSON.stringify(f.path)} already exists; pass overwrite: true to replace it. Nothing was written.`);
-      }
-      const temp = join(dir, `.mcp-budget-${randomBytes(6).toString('hex')}.tmp`);
-      let handle;
-      try {
-        handle = await open(temp, 'wx', 0o644);
-      } catch (e) {
-        throw fsError(e, f.path); // name the file the user asked for, never the staging name
-      }
-      const st = await handle.stat();
-      staged.push({ dev: st.dev, ino: st.ino, temp, target, backup: undefined, rel: where.rel });
-      try {
-        await ws.checkDescriptor(handle, temp);
-        await handle.writeFile(f.content);
-      } finally {
-        await handle.close();
-      }
-      bytes += Buffer.byteLength(f.content);
+    } catch (e) {
+      await rollback(committed, staged, createdDirs);
+      throw e instanceof WorkspaceError ? e : fsError(e, staged.at(-1)?.rel);
     }
     for (const s of staged) {
-      // The staging name must still be the file written (not swapped for a link or another file).
-      const st = await lstat(s.temp);
-      if (!st.isFile() || st.dev !== s.dev || st.ino !== s.ino) {
-        throw new WorkspaceError('PATH_ESCAPES_ROOT', `The staged file for ${JSON.stringify(s.rel)} was replaced before it was published; nothing was written`);
-      }
-      try {
-        await link(s.temp, s.target); // new file: fails if the name appeared meanwhile
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !overwrite) throw fsError(e, s.rel);
-        // Overwrite atomically: keep the old file under a second name (a hard link), then rename
-        // the new one over the target, so a reader always finds one of the two.
-        s.backup = `${s.temp}.bak`;
-        await link(s.target, s.backup);
-        await rename(s.temp, s.target); // replaces the name, never follows a link there
-      }
-      committed.push(s);
+      await unlink(s.dir.at(s.temp)).catch(() => undefined);
+      if (s.backup !== undefined) await unlink(s.dir.at(s.backup)).catch(() => undefined);
     }
-  } catch (e) {
-    await rollback(committed, staged, createdDirs);
-    throw e instanceof WorkspaceError ? e : fsError(e, staged.at(-1)?.rel);
-  }
-  for (const s of staged) {
-    await rm(s.temp, { force: true });
-    if (s.backup !== undefined) await rm(s.backup, { force: true });
+  } finally {
+    for (const h of cache.values()) await h.close();
   }
   return { written: staged.length, bytes, paths: staged.map((s) => s.rel), created_directories: createdDirs.length };
 }
 
-async function rollback(committed: Staged[], staged: Staged[], createdDirs: string[]): Promise<void> {
-  for (const s of committed.reverse()) {
-    if (s.backup !== undefined) await rename(s.backup, s.target).catch(() => undefined); // atomic restore
-    else await unlink(s.target).catch(() => undefined);
+/** The path of a staged file's directory, walked again from the root, reaches the same directory. */
+async function checkStillPlaced(ws: Workspace, s: Staged): Promise<void> {
+  const again = await ws.openDir(s.dir.rel === '.' ? [] : s.dir.rel.split('/'));
+  await again.close();
+  if (again.dev !== s.dir.dev || again.ino !== s.dir.ino) {
+    throw new WorkspaceError('IO_ERROR', `The directory of ${JSON.stringify(s.rel)} was replaced while the batch was written; nothing was written`);
   }
-  for (const s of staged) await rm(s.temp, { force: true }).catch(() => undefined);
-  for (const d of createdDirs.reverse()) await rmdir(d).catch(() => undefined);
+}
+
+/** Undo a failed batch, every step relative to the directory handles it was done in. */
+async function rollback(committed: Staged[], staged: Staged[], createdDirs: CreatedDir[]): Promise<void> {
+  for (const s of committed.reverse()) {
+    if (s.backup !== undefined) await rename(s.dir.at(s.backup), s.dir.at(s.name)).catch(() => undefined); // atomic restore
+    else await unlink(s.dir.at(s.name)).catch(() => undefined);
+  }
+  for (const s of staged) await unlink(s.dir.at(s.temp)).catch(() => undefined);
+  for (const d of createdDirs.reverse()) await rmdir(d.parent.at(d.name)).catch(() => undefined);
 }

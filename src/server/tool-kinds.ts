@@ -125,8 +125,15 @@ export function defineDetailTool<A>(ctx: ToolContext, spec: BaseSpec<A>, classif
 }
 
 /** A mutation tool: input caps are checked by `run` before anything is written. */
-export function defineMutationTool<A>(ctx: ToolContext, spec: BaseSpec<A> & { caps: Record<string, number> }): void {
-  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: false, destructiveHint: false }, async (args) =>
+export function defineMutationTool<A>(
+  ctx: ToolContext,
+  spec: BaseSpec<A> & {
+    caps: Record<string, number>;
+    /** The tool can replace or remove existing data (MCP `destructiveHint`). @default false */
+    destructive?: boolean;
+  },
+): void {
+  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: false, destructiveHint: spec.destructive === true }, async (args) =>
     structured(await spec.run(args as A)),
   );
   ctx.rows.push({ ...rowOf(ctx, spec, 'mutation'), input_caps: spec.caps });

@@ -72,7 +72,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         backend_query_bound: 'root opendir stops after limit+1 directories; each summary reads at most 1001 entries',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ limit, cursor }) => scanWorkspace(browser, ws.root, limit, cursor),
+      run: ({ limit, cursor }) => scanWorkspace(browser, ws, limit, cursor),
     },
     'workspace_search_files',
   );
@@ -120,16 +120,19 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
   defineMutationTool<{ files: unknown; overwrite?: boolean }>(ctx, {
     name: 'workspace_seed_files',
     entryPoint: `${ENTRY}#workspace_seed_files`,
-    description: `Write a batch of files, all or nothing (at most ${SEED_LIMITS.maxFiles} files, ${SEED_LIMITS.maxFileBytes} bytes each, ${SEED_LIMITS.maxTotalBytes} in total). Oversized batches are refused before anything is written.`,
+    description: `Write a batch of files, all or nothing (at most ${SEED_LIMITS.maxFiles} files, ${SEED_LIMITS.maxFileBytes} bytes each, ${SEED_LIMITS.maxTotalBytes} in total). Oversized batches are refused before anything is written; nothing is written under \`.git\`. With overwrite: true, existing files are replaced.`,
     args: {
       files: z.array(z.object({ path: z.string(), content: z.string() })).describe('Files to write: {path, content}.'),
       overwrite: z.boolean().optional().describe('Replace existing files (default false: an existing file refuses the batch).'),
     },
     caps: { ...SEED_LIMITS },
+    // With overwrite it replaces existing files.
+    destructive: true,
     row: {
       paging: 'none',
       per_item_budget: 'receipt: counts and the written paths',
-      backend_query_bound: 'caps checked before any write; staged with wx, then linked or renamed; rolled back on failure',
+      backend_query_bound:
+        'caps and paths (no `.git` component) checked before any write; directories opened from the root descriptor without following links; staged with O_EXCL|O_NOFOLLOW, then linked or renamed within the opened directory; rolled back on failure; refused off Linux',
       structured_content: 'the receipt object; the text block is its JSON',
     },
     run: ({ files, overwrite }) => seedFiles(ws, files, overwrite === true),

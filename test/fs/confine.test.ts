@@ -1,20 +1,15 @@
 /**
- * Workspace confinement (src/fs/confine.ts): path syntax, realpath + separator-boundary checks
- * against siblings whose names extend the root's, symlinks (final component and parents), and the
- * check-then-open race (O_NOFOLLOW on the final component, the descriptor's real path checked).
- *
- * The race between the check and the open cannot be paused inside `openFile` without changing
- * src/, so it is covered three ways: the exact primitive sequence `openFile` uses, run step by step
- * with the swap in between; `checkDescriptor` fed a descriptor opened after a parent swap; and a
- * real race against a child process that keeps swapping, asserting that no read ever returns the
- * outside file's content.
+ * The workspace gate (src/fs/confine.ts): path syntax; the root pinned by identity; every path
+ * reached by walking from the root descriptor without following a link, so links are refused
+ * wherever they stand (siblings whose names extend the root's, outside targets, `..` links, even
+ * links that stay inside); errors that name the user's path only. Races against a swapper
+ * process are in gate-races.test.ts.
  */
-import { spawn } from 'node:child_process';
-import { constants, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { link, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PATH_BYTES, Workspace, WorkspaceError } from '../../src/fs/confine.js';
+import { MAX_PATH_BYTES, Workspace, WorkspaceError, isGitComponent } from '../../src/fs/confine.js';
 import { readWindow } from '../../src/fs/read-window.js';
 import { tempTree } from '../helpers/fs-tree.js';
 
@@ -149,89 +144,85 @@ describe('segments(): path syntax', () => {
   });
 });
 
-describe('resolve(): siblings whose names extend the root name', () => {
+/** Open a directory through the gate and return its relative path (closing it). */
+async function relOf(path: string): Promise<string> {
+  const d = await ws.openDir(path);
+  await d.close();
+  return d.rel;
+}
+
+/** Every way the gate can be asked for a path: as a directory, a file, a parent of a new file. */
+async function allRefused(path: string): Promise<string[]> {
+  return [await codeOf(ws.openDir(path)), await codeOf(ws.openFile(path)), await codeOf(ws.openDir(`${path}/x`))];
+}
+
+describe('the gate: siblings whose names extend the root name', () => {
   it.each(SIBLINGS)('refuses %j beside the root, through absolute and relative symlinks and by name', async (s) => {
-    expect(await codeOf(ws.resolve(`abs-${s}`))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve(`abs-${s}/secret.txt`))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve(`rel-${s}`))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve(`rel-${s}/secret.txt`))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve(`file-${s}`))).toBe('PATH_ESCAPES_ROOT');
+    for (const p of [`abs-${s}`, `abs-${s}/secret.txt`, `rel-${s}`, `rel-${s}/secret.txt`, `file-${s}`]) {
+      for (const code of await allRefused(p)) expect(code).toMatch(/PATH_ESCAPES_ROOT|NOT_A_DIRECTORY/);
+    }
     expect(await codeOf(ws.openFile(`file-${s}`))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve(`../${s}/secret.txt`))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve(join(base, s, 'secret.txt')))).toBe('PATH_ESCAPES_ROOT');
-    expect(ws.contains(join(base, s))).toBe(false);
-    expect(ws.contains(join(base, s, 'secret.txt'))).toBe(false);
+    expect(await codeOf(ws.openDir(`../${s}`))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openFile(join(base, s, 'secret.txt')))).toBe('PATH_ESCAPES_ROOT');
   });
 
-  it('contains() is a separator-boundary check', () => {
-    expect(ws.contains(root)).toBe(true);
-    expect(ws.contains(join(root, 'a.txt'))).toBe(true);
-    expect(ws.contains(root + '2')).toBe(false);
-    expect(ws.contains(root + '.bak/x')).toBe(false);
-    expect(ws.contains(base)).toBe(false);
-  });
-
-  it('a workspace opened through a symlink to the root is the real root', async () => {
+  it('a workspace opened through a symlink to the root pins the real root', async () => {
     symlinkSync(root, join(base, 'root-link'));
     try {
       const viaLink = await Workspace.open(join(base, 'root-link'));
       expect(viaLink.root).toBe(root);
-      expect((await viaLink.resolve('a.txt')).rel).toBe('a.txt');
-      expect(await codeOf(viaLink.resolve('rel-root2/secret.txt'))).toBe('PATH_ESCAPES_ROOT');
+      expect(viaLink.descriptorConfined).toBe(true);
+      expect(await relOf('sub/deep')).toBe('sub/deep');
+      expect(await codeOf(viaLink.openFile('rel-root2/secret.txt'))).toBe('PATH_ESCAPES_ROOT');
+      await viaLink.close();
     } finally {
       unlinkSync(join(base, 'root-link'));
     }
   });
 });
 
-describe('resolve(): symlinks', () => {
-  it('refuses a symlink to an outside directory or file, and paths under it', async () => {
-    expect(await codeOf(ws.resolve('outdir'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve('outdir/secret.txt'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve('outfile'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolveDirectory('outdir'))).toBe('PATH_ESCAPES_ROOT');
-  });
-
-  it('refuses a parent directory that is a symlink to outside (and `up` → ..)', async () => {
+describe('the gate: symlinks are never followed', () => {
+  it('refuses a link to an outside directory or file, and paths under it', async () => {
+    expect(await codeOf(ws.openDir('outdir'))).toBe('PATH_ESCAPES_ROOT');
     expect(await codeOf(ws.openFile('outdir/secret.txt'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve('up'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve('up/outside/secret.txt'))).toBe('PATH_ESCAPES_ROOT');
-    // a link to `..` that leads back inside is judged by where it ends up
-    expect((await ws.resolve('up/root/a.txt')).rel).toBe('a.txt');
-    expect(await codeOf(ws.resolve('up/root2/secret.txt'))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openFile('outfile'))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openDir('up'))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openFile('up/outside/secret.txt'))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openFile('up/root/a.txt'))).toBe('PATH_ESCAPES_ROOT');
   });
 
-  it('follows symlinks that stay inside, returning the real relative path', async () => {
-    expect(await ws.resolve('to-inside')).toEqual({ abs: join(root, 'a.txt'), rel: 'a.txt' });
-    expect((await ws.resolve('to-sub/b.txt')).rel).toBe('sub/b.txt');
-    expect((await ws.resolve('self')).rel).toBe('.');
-    expect((await ws.resolve('self-abs/self/sub')).rel).toBe('sub');
-    expect((await ws.resolveDirectory('self')).rel).toBe('.');
+  it('refuses links that stay inside too (a link is a name, never a way)', async () => {
+    for (const p of ['to-inside', 'self', 'self-abs', 'to-sub']) expect(await codeOf(ws.openFile(p))).toMatch(/PATH_ESCAPES_ROOT/);
+    for (const p of ['to-sub', 'self', 'self-abs/sub', 'self/sub']) expect(await codeOf(ws.openDir(p))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openFile('to-sub/b.txt'))).toBe('PATH_ESCAPES_ROOT');
   });
 
   it('maps loops, dangling links and missing paths to stable codes', async () => {
-    expect(await codeOf(ws.resolve('loop'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve('ping'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolve('dangling'))).toBe('NOT_FOUND');
-    expect(await codeOf(ws.resolve('nope'))).toBe('NOT_FOUND');
-    expect(await codeOf(ws.resolve('a.txt/x'))).toBe('NOT_A_DIRECTORY');
-    expect(await codeOf(ws.resolveDirectory('a.txt'))).toBe('NOT_A_DIRECTORY');
+    expect(await codeOf(ws.openDir('loop'))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openFile('ping'))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openFile('dangling'))).toBe('PATH_ESCAPES_ROOT');
+    expect(await codeOf(ws.openDir('nope'))).toBe('NOT_FOUND');
+    expect(await codeOf(ws.openFile('nope'))).toBe('NOT_FOUND');
+    expect(await codeOf(ws.openFile('a.txt/x'))).toBe('NOT_A_DIRECTORY');
+    expect(await codeOf(ws.openDir('a.txt'))).toBe('NOT_A_DIRECTORY');
   });
 
   it('error messages name the user path, never the host path of the root', async () => {
-    for (const p of ['nope', 'outdir/secret.txt', 'loop', 'a.txt/x']) {
-      try {
-        await ws.resolve(p);
-      } catch (e) {
-        expect((e as Error).message).not.toContain(base);
+    for (const p of ['nope', 'outdir/secret.txt', 'loop', 'a.txt/x', 'rel-root2/secret.txt', 'dangling']) {
+      for (const call of [() => ws.openDir(p), () => ws.openFile(p)]) {
+        try {
+          await call();
+        } catch (e) {
+          expect((e as Error).message).not.toContain(base);
+        }
       }
     }
   });
 });
 
 describe('openFile(): the final component', () => {
-  it('reads through a final symlink that points inside; its rel is the target', async () => {
-    const { handle, rel, size } = await ws.openFile('to-inside');
+  it('reads a regular file; refuses directories and the root', async () => {
+    const { handle, rel, size } = await ws.openFile('a.txt');
     try {
       expect(rel).toBe('a.txt');
       expect(size).toBe(INSIDE.length);
@@ -239,10 +230,6 @@ describe('openFile(): the final component', () => {
     } finally {
       await handle.close();
     }
-  });
-
-  it('refuses a final symlink that points outside, and directories', async () => {
-    expect(await codeOf(ws.openFile('outfile'))).toBe('PATH_ESCAPES_ROOT');
     expect(await codeOf(ws.openFile('sub'))).toBe('NOT_A_FILE');
     expect(await codeOf(ws.openFile('.'))).toBe('NOT_A_FILE');
   });
@@ -259,146 +246,89 @@ describe('openFile(): the final component', () => {
   });
 });
 
-describe('check-then-open: a file swapped for a link after the check', () => {
-  it('the final component swapped after resolve(): the O_NOFOLLOW open used by openFile refuses (ELOOP)', async () => {
-    writeFileSync(join(root, 'swap1.txt'), INSIDE);
-    const r = await ws.resolve('swap1.txt'); // the check
-    unlinkSync(join(root, 'swap1.txt'));
-    symlinkSync(join(base, 'outside', 'secret.txt'), join(root, 'swap1.txt')); // the swap
-    // The open openFile performs on the checked path:
-    await expect(open(r.abs, constants.O_RDONLY | constants.O_NOFOLLOW)).rejects.toMatchObject({ code: 'ELOOP' });
-    // and openFile itself, run after the swap, refuses it too
-    expect(await codeOf(ws.openFile('swap1.txt'))).toBe('PATH_ESCAPES_ROOT');
-    unlinkSync(join(root, 'swap1.txt'));
-  });
-
-  it('a parent swapped after resolve(): the open succeeds, checkDescriptor refuses the descriptor', async () => {
+describe('descriptors, not strings', () => {
+  it('a directory handle keeps naming the directory it opened after the path is swapped for a link out', async () => {
     mkdirSync(join(root, 'swapdir'));
     writeFileSync(join(root, 'swapdir', 'f.txt'), INSIDE);
     mkdirSync(join(base, 'outside', 'swapdir'));
     writeFileSync(join(base, 'outside', 'swapdir', 'f.txt'), SECRET);
-    const r = await ws.resolve('swapdir/f.txt');
-    renameSync(join(root, 'swapdir'), join(root, 'swapdir.parked'));
-    symlinkSync(join(base, 'outside', 'swapdir'), join(root, 'swapdir'));
-    // O_NOFOLLOW covers only the last component: this open succeeds and reaches the outside file
-    const handle = await open(r.abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const dir = await ws.openDir('swapdir');
     try {
-      expect(await codeOf(ws.checkDescriptor(handle, r.abs))).toBe('PATH_ESCAPES_ROOT');
+      renameSync(join(root, 'swapdir'), join(root, 'swapdir.parked'));
+      symlinkSync(join(base, 'outside', 'swapdir'), join(root, 'swapdir'));
+      const h = await dir.openFile('f.txt');
+      try {
+        expect((await h.readFile()).toString()).toBe(INSIDE);
+      } finally {
+        await h.close();
+      }
+      const it = await dir.list();
+      const names: string[] = [];
+      for await (const d of it) names.push(d.name);
+      expect(names).toEqual(['f.txt']);
+      // and a new walk refuses the link
+      expect(await codeOf(ws.openFile('swapdir/f.txt'))).toBe('PATH_ESCAPES_ROOT');
     } finally {
-      await handle.close();
-    }
-    expect(await codeOf(ws.openFile('swapdir/f.txt'))).toBe('PATH_ESCAPES_ROOT');
-    unlinkSync(join(root, 'swapdir'));
-    renameSync(join(root, 'swapdir.parked'), join(root, 'swapdir'));
-    // a descriptor of the expected file passes
-    const ok = await open(join(root, 'swapdir', 'f.txt'), 'r');
-    try {
-      await ws.checkDescriptor(ok, join(root, 'swapdir', 'f.txt'));
-    } finally {
-      await ok.close();
+      await dir.close();
+      unlinkSync(join(root, 'swapdir'));
+      renameSync(join(root, 'swapdir.parked'), join(root, 'swapdir'));
+      rmSync(join(root, 'swapdir'), { recursive: true });
     }
   });
 
-  it('a real race: a child process keeps swapping a file and a parent for links out; no read ever returns outside bytes', async () => {
-    mkdirSync(join(root, 'race'));
-    mkdirSync(join(root, 'race', 'dir'));
-    writeFileSync(join(root, 'race', 'file.txt'), INSIDE);
-    writeFileSync(join(root, 'race', 'dir', 'f.txt'), INSIDE);
-    mkdirSync(join(base, 'outside', 'racedir'));
-    writeFileSync(join(base, 'outside', 'racedir', 'f.txt'), SECRET);
-    const script = `
-      const fs = require('fs'), path = require('path');
-      const [raceDir, outFile, outDir, ms] = process.argv.slice(1);
-      const file = path.join(raceDir, 'file.txt'), dir = path.join(raceDir, 'dir');
-      const end = Date.now() + Number(ms);
-      let n = 0;
-      process.stdout.write('ready\\n');
-      while (Date.now() < end) {
-        n++;
-        fs.writeFileSync(file + '.new', ${JSON.stringify(INSIDE)});
-        fs.renameSync(file + '.new', file);
-        fs.symlinkSync(outFile, file + '.lnk');
-        fs.renameSync(file + '.lnk', file);
-        fs.renameSync(dir, dir + '.parked');
-        fs.symlinkSync(outDir, dir);
-        fs.unlinkSync(dir);
-        fs.renameSync(dir + '.parked', dir);
+  it('child names are single components: separators, `..`, `.` and NUL are refused', async () => {
+    const dir = await ws.openRoot();
+    try {
+      for (const bad of ['', '.', '..', 'a/b', '../outside', 'x\0y']) {
+        expect(codeOfSync(() => dir.at(bad))).toBe('INVALID_PATH');
       }
-      process.stdout.write('swaps ' + n + '\\n');
-    `;
-    const child = spawn(
-      process.execPath,
-      ['-e', script, join(root, 'race'), join(base, 'outside', 'secret.txt'), join(base, 'outside', 'racedir'), '1500'],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    await new Promise((r) => child.stdout.once('data', r));
-    const exited = new Promise((r) => child.once('exit', r));
-    let running = true;
-    void exited.then(() => (running = false));
-    const outcomes: Record<string, number> = {};
-    const bump = (k: string): void => void (outcomes[k] = (outcomes[k] ?? 0) + 1);
-    while (running) {
-      for (const p of ['race/file.txt', 'race/dir/f.txt']) {
-        try {
-          const w = await readWindow(ws, p, 0, 100);
-          expect(w.content).not.toBe(SECRET);
-          expect(w.content).toBe(INSIDE);
-          bump('read');
-        } catch (e) {
-          expect(e).toBeInstanceOf(WorkspaceError);
-          const code = (e as WorkspaceError).code;
-          expect(['PATH_ESCAPES_ROOT', 'NOT_FOUND']).toContain(code);
-          bump(code);
-        }
-      }
+    } finally {
+      await dir.close();
     }
-    await exited;
-    expect(out).toMatch(/swaps \d+/);
-    expect(readFileSync(join(base, 'outside', 'secret.txt'), 'utf8')).toBe(SECRET);
-    // both outcomes happened, so the race was really exercised
-    expect(outcomes.read ?? 0).toBeGreaterThan(0);
-    expect(outcomes.PATH_ESCAPES_ROOT ?? 0).toBeGreaterThan(0);
-    rmSync(join(root, 'race'), { recursive: true, force: true });
+  });
+
+  it('isGitComponent matches `.git` in any case and nothing else', () => {
+    for (const n of ['.git', '.GIT', '.Git', '.gIt']) expect(isGitComponent(n)).toBe(true);
+    for (const n of ['.gitignore', 'git', '.git2', '..git', '.git ', 'x.git']) expect(isGitComponent(n)).toBe(false);
   });
 });
 
-describe('resolveNew()', () => {
-  it('returns the real parent, the directories to create and the name', async () => {
-    expect(await ws.resolveNew('new.txt')).toEqual({ parentReal: root, missing: [], name: 'new.txt', rel: 'new.txt' });
-    expect(await ws.resolveNew('sub/x/y/z.txt')).toEqual({ parentReal: join(root, 'sub'), missing: ['x', 'y'], name: 'z.txt', rel: 'sub/x/y/z.txt' });
-    expect((await ws.resolveNew('to-sub/n.txt')).parentReal).toBe(join(root, 'sub'));
-  });
-
-  it('refuses the root, escapes through links (siblings included), and a parent that is a file', async () => {
-    expect(await codeOf(ws.resolveNew('.'))).toBe('INVALID_PATH');
-    expect(await codeOf(ws.resolveNew('outdir/new.txt'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolveNew('outdir/x/y/new.txt'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolveNew('rel-root2/new.txt'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolveNew('up/new.txt'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolveNew('../root2/new.txt'))).toBe('PATH_ESCAPES_ROOT');
-    expect(await codeOf(ws.resolveNew('a.txt/new.txt'))).toBe('NOT_A_DIRECTORY');
-    expect(await codeOf(ws.resolveNew('a.txt/x/new.txt'))).toBe('NOT_A_DIRECTORY');
-  });
-
-  // Regression (a fixed bug): resolveNew() lstat()s a dangling (or looping) symlink parent, then realpath() throws a raw
-  // ENOENT/ELOOP error instead of a WorkspaceError; through the tool it becomes INTERNAL_ERROR with
-  // the host's absolute path in the message.
-  it('a dangling or looping symlink parent is a WorkspaceError, not a raw errno error', async () => {
-    expect(await codeOf(ws.resolveNew('dangling/new.txt'))).toMatch(/NOT_FOUND|PATH_ESCAPES_ROOT/);
-    expect(await codeOf(ws.resolveNew('loop/new.txt'))).toBe('PATH_ESCAPES_ROOT');
+describe('the root is pinned', () => {
+  it('a root renamed away, removed, or swapped for a link or another directory is refused on the next call', async () => {
+    const t = tempTree('confine-root');
+    try {
+      const r = join(t.dir, 'ws');
+      mkdirSync(r);
+      writeFileSync(join(r, 'f.txt'), INSIDE);
+      mkdirSync(join(t.dir, 'other'));
+      writeFileSync(join(t.dir, 'other', 'f.txt'), SECRET);
+      const w = await Workspace.open(r);
+      expect((await readWindow(w, 'f.txt', 0, 100)).content).toBe(INSIDE);
+      const swaps: [string, () => void, () => void][] = [
+        ['renamed', () => renameSync(r, r + '.moved'), () => renameSync(r + '.moved', r)],
+        ['link', () => (renameSync(r, r + '.moved'), symlinkSync(join(t.dir, 'other'), r)), () => (unlinkSync(r), renameSync(r + '.moved', r))],
+        ['other dir', () => (renameSync(r, r + '.moved'), renameSync(join(t.dir, 'other'), r)), () => (renameSync(r, join(t.dir, 'other')), renameSync(r + '.moved', r))],
+      ];
+      for (const [, swap, restore] of swaps) {
+        swap();
+        for (const call of [() => readWindow(w, 'f.txt', 0, 100), () => w.openDir('.'), () => w.openRoot()]) expect(await codeOf(call())).toBe('ROOT_CHANGED');
+        restore();
+        expect((await readWindow(w, 'f.txt', 0, 100)).content).toBe(INSIDE);
+      }
+      await w.close();
+    } finally {
+      t.remove();
+    }
   });
 });
 
 describe('the primitives seeding relies on (Linux semantics)', () => {
-  it('`wx` never follows a link at the name, and link() never follows a link at the target', async () => {
+  it('O_EXCL never follows a link at the name, and link() never follows a link at the target', async () => {
     const victim = join(base, 'outside', 'victim.txt');
     writeFileSync(victim, SECRET);
     symlinkSync(victim, join(root, 'staged-link'));
     await expect(open(join(root, 'staged-link'), 'wx')).rejects.toMatchObject({ code: 'EEXIST' });
     writeFileSync(join(root, 'staged-real'), 'x');
-    const { link } = await import('node:fs/promises');
     await expect(link(join(root, 'staged-real'), join(root, 'staged-link'))).rejects.toMatchObject({ code: 'EEXIST' });
     expect(readFileSync(victim, 'utf8')).toBe(SECRET);
     unlinkSync(join(root, 'staged-link'));
