@@ -1,81 +1,127 @@
 /**
- * Glob search over the workspace with fast-glob, streamed and stopped at `limit + 1` matches (the
- * walk ends there). Symlinked directories are never traversed, so a link cannot lead the search
- * out of the root; the patterns a query expands to are checked first (no `..`, no absolute path,
- * no static prefix through a link out), and every match is checked again before it is listed.
- * A page also stops at a byte size, so the result budget never has to cut it. The next page
- * re-streams and passes the matches already returned (the walk order of an unchanged tree is
- * stable), up to a cap.
+ * Glob search over the workspace, confined and bounded. The query is compiled by glob-pattern.ts
+ * (picomatch decides matches, `dot: false`; an automaton prunes directories that cannot match);
+ * the walk (glob-walk.ts) starts at the `path` directory opened through the gate and enters every
+ * directory from its parent's descriptor without following links, so neither a pattern's static
+ * base nor anything met on the way can lead outside the root: a symlink is never entered and never
+ * listed, and a query naming an existing or a missing name behind a link gets the same answer.
+ *
+ * One call stops at the first of: the page full (`limit` matches, or `maxPageBytes` of them, so
+ * the result budget never has to cut it), the walk's end, or a cap on entries visited or on time
+ * (`truncated_scan: true` and a `note`). `next_cursor` holds where the walk stands, so the next call
+ * goes on from there: no match is repeated or lost across the pages of an unchanged tree.
  */
-import { realpath } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import fg from 'fast-glob';
-import { WorkspaceError, type Workspace } from './confine.js';
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { WorkspaceError, type DirHandle, type Workspace } from './confine.js';
 import type { CursorCodec } from './cursor.js';
+import { GlobPlan } from './glob-pattern.js';
+import { GlobWalk, type WalkLimits, type WalkPosition } from './glob-walk.js';
+
+export { MAX_QUERY_BYTES, checkQuery } from './glob-pattern.js';
+
+/** A match whose path is not valid UTF-8: its index in `matches` (which holds a lossy rendering) and the raw bytes. */
+export interface RawMatch {
+  index: number;
+  /** The raw path relative to `path`, base64. */
+  path_base64: string;
+}
 
 export interface SearchPage {
   query: string;
+  /** The directory searched, relative to the root. */
   path: string;
+  /** Paths of regular files relative to `path`, in walk order (lossy UTF-8 where a name is not UTF-8). */
   matches: string[];
   has_more: boolean;
   next_cursor?: string;
+  /** Present when some match's path is not valid UTF-8. */
+  non_utf8?: RawMatch[];
+  /** True when a cap on entries visited or on time stopped the scan before the page filled. */
+  truncated_scan?: true;
+  /** Why the scan stopped early or what it did not enter, in words. */
+  note?: string;
 }
-
-/** Longest accepted glob, in bytes. */
-export const MAX_QUERY_BYTES = 1024;
-/** Matches a resumed search may pass over before giving up. */
-export const MAX_SEARCH_SKIP = 100_000;
-
-/** A `..` segment anywhere in a glob, including inside braces (`{..,x}`). */
-const PARENT_SEGMENT = /(^|[/{,])\.\.($|[/},])/;
-
-export function checkQuery(query: unknown): string {
-  if (typeof query !== 'string' || query.trim() === '') {
-    throw new WorkspaceError('INVALID_PARAMS', 'Expected `query` to be a non-empty glob such as "**/*.ts"');
-  }
-  if (Buffer.byteLength(query) > MAX_QUERY_BYTES) {
-    throw new WorkspaceError('INPUT_TOO_LARGE', `Expected \`query\` to be at most ${MAX_QUERY_BYTES} bytes`, { max: MAX_QUERY_BYTES });
-  }
-  if (query.includes('\0')) throw new WorkspaceError('INVALID_PARAMS', '`query` contains a NUL byte');
-  if (query.startsWith('/') || PARENT_SEGMENT.test(query)) {
-    throw new WorkspaceError('PATH_ESCAPES_ROOT', '`query` must stay inside the workspace: no leading `/` and no `..` segments');
-  }
-  return query;
-}
-
-const GLOB_CHARS = /[*?[\]{}()!+@]/;
 
 /**
- * Check the patterns a glob expands to (braces included): none may be absolute or climb with
- * `..`, and the static directory each starts from must resolve inside the root (a symlinked
- * directory named at the start of a pattern is opened directly by the glob walker).
+ * Caps of one search call. Entries: 100,000 at about 1–3 µs each on a warm cache is 0.1–0.3 s, so on
+ * a local disk the entry cap stops a long scan (the same place every time) and the time cap only
+ * catches cold caches or slow file systems.
  */
-async function checkExpanded(ws: Workspace, baseRel: string, query: string): Promise<void> {
-  const escape = (): WorkspaceError =>
-    new WorkspaceError('PATH_ESCAPES_ROOT', '`query` must stay inside the workspace: it expands to a pattern outside the root');
-  for (const task of fg.generateTasks([query])) {
-    for (const pattern of task.patterns) {
-      if (pattern.startsWith('!')) continue;
-      if (pattern.startsWith('/') || PARENT_SEGMENT.test(pattern)) throw escape();
-      const prefix: string[] = [];
-      for (const seg of pattern.split('/')) {
-        if (GLOB_CHARS.test(seg)) break;
-        prefix.push(seg);
-      }
-      prefix.pop(); // the last static segment may be a file name
-      if (prefix.length === 0) continue;
-      const rel = (baseRel === '.' ? '' : baseRel + '/') + prefix.join('/');
-      try {
-        await ws.resolve(rel);
-      } catch (e) {
-        if (e instanceof WorkspaceError && e.code === 'NOT_FOUND') continue; // nothing there to match
-        if (e instanceof WorkspaceError && (e.code === 'PATH_ESCAPES_ROOT' || e.code === 'NOT_A_DIRECTORY')) throw escape();
-        throw e;
-      }
-    }
-  }
+export const DEFAULT_SEARCH_LIMITS: Readonly<WalkLimits> = Object.freeze({
+  /** @default 100000 entries per call */
+  maxVisits: 100_000,
+  /** @default 2000 ms per call */
+  maxMs: 2_000,
+  /** @default 1000000 entries re-read to reach a cursor's position (10× maxVisits: a cursor walk through a directory of up to ~1M entries) */
+  maxResumeSkip: 1_000_000,
+  /** @default 1000 entries visited after a resume before the time cap may stop the walk */
+  minProgress: 1_000,
+  /** @default 32 levels below `path` (two descriptors per open level) */
+  maxDepth: 32,
+  /** @default 1024 bytes of a directory's path below `path` (keeps the cursor under its 4096-character cap) */
+  maxPathBytes: 1_024,
+});
+
+/** Binds a cursor to its query and base path without carrying them (a 1 KiB query would crowd the cursor). */
+function bindingOf(query: string, rel: string): string {
+  return createHash('sha256').update(query).update('\0').update(rel).digest('base64url').slice(0, 22);
 }
 
+const SLASH = 0x2f;
+
+function encodePosition(cursors: CursorCodec, query: string, base: DirHandle, pos: WalkPosition): string {
+  const w = pos.dirs.flatMap((n, k) => (k === 0 ? [n] : [Buffer.of(SLASH), n]));
+  const payload: Record<string, unknown> = { b: bindingOf(query, base.rel), d: base.dev, i: base.ino, w: Buffer.concat(w).toString('base64') };
+  if (pos.last !== null) payload.l = pos.last.toString('base64');
+  return cursors.encode('search', payload);
+}
+
+function decodePosition(cursors: CursorCodec, cursor: string, query: string, base: DirHandle): WalkPosition {
+  const c = cursors.decode('search', cursor);
+  if (c.b !== bindingOf(query, base.rel)) {
+    throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` belongs to another query or path. Start again without a cursor.');
+  }
+  if (c.d !== base.dev || c.i !== base.ino) {
+    throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: the directory was replaced since the cursor was issued. Start again without a cursor.');
+  }
+  if (typeof c.w !== 'string' || (c.l !== undefined && typeof c.l !== 'string')) {
+    throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` is malformed. Start again without a cursor.');
+  }
+  const raw = Buffer.from(c.w, 'base64');
+  const dirs: Buffer[] = [];
+  for (let at = 0; raw.length > 0; ) {
+    const end = raw.indexOf(SLASH, at);
+    dirs.push(raw.subarray(at, end < 0 ? raw.length : end));
+    if (end < 0) break;
+    at = end + 1;
+  }
+  return { dirs, last: typeof c.l === 'string' ? Buffer.from(c.l, 'base64') : null };
+}
+
+function noteOf(walk: GlobWalk, outcome: string, limits: WalkLimits): string | undefined {
+  const parts: string[] = [];
+  if (outcome === 'visits' || outcome === 'time') {
+    const cap = outcome === 'visits' ? `${limits.maxVisits} entries visited` : `${limits.maxMs} ms`;
+    parts.push(
+      `The scan stopped at its per-call cap (${cap}) before the page filled; call again with next_cursor to scan on from where it stopped, or narrow \`query\` or \`path\`.`,
+    );
+  }
+  if (walk.tooDeep > 0) {
+    parts.push(
+      `${walk.tooDeep} director${walk.tooDeep === 1 ? 'y was' : 'ies were'} not entered: deeper than ${limits.maxDepth} levels or ${limits.maxPathBytes} bytes below \`path\`; search from a deeper \`path\` to reach them.`,
+    );
+  }
+  if (walk.unreadable > 0) {
+    parts.push(`${walk.unreadable} director${walk.unreadable === 1 ? 'y' : 'ies'} could not be read (permission denied, removed, or replaced while the search ran) and ${walk.unreadable === 1 ? 'was' : 'were'} skipped.`);
+  }
+  return parts.length > 0 ? parts.join(' ') : undefined;
+}
+
+/**
+ * One page of files under `path` whose path relative to it matches the glob `query`.
+ * `options` overrides the per-call caps (tests and benchmarks).
+ */
 export async function searchFiles(
   ws: Workspace,
   cursors: CursorCodec,
@@ -84,55 +130,36 @@ export async function searchFiles(
   limit: number,
   cursor: string | undefined,
   maxPageBytes?: number,
+  options: Partial<WalkLimits> = {},
 ): Promise<SearchPage> {
-  checkQuery(query);
-  const base = await ws.resolveDirectory(path);
-  await checkExpanded(ws, base.rel, query);
-  let skip = 0;
-  if (cursor !== undefined) {
-    const c = cursors.decode('search', cursor);
-    if (c.q !== query || c.p !== base.rel) {
-      throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` belongs to another query or path. Start again without a cursor.');
-    }
-    skip = Number(c.s);
-    if (!Number.isSafeInteger(skip) || skip < 0 || skip > MAX_SEARCH_SKIP) {
-      throw new WorkspaceError('INVALID_CURSOR', `Invalid params: resuming would pass more than ${MAX_SEARCH_SKIP} matches; narrow the query.`);
-    }
+  const plan = GlobPlan.compile(query);
+  const limits: WalkLimits = { ...DEFAULT_SEARCH_LIMITS, ...options };
+  const base = await ws.openDir(path);
+  const walk = new GlobWalk(base, plan, limits); // owns `base` from here
+  try {
+    const rel = base.rel;
+    if (cursor !== undefined) await walk.resume(decodePosition(cursors, cursor, query, base));
+    const matches: string[] = [];
+    const raws: RawMatch[] = [];
+    let bytes = 0;
+    const outcome = await walk.run((m, raw) => {
+      const utf8 = isUtf8(raw);
+      // JSON size of the match (and of its raw form), so the page fits the budget as sent.
+      const size = Buffer.byteLength(JSON.stringify(m)) + 1 + (utf8 ? 0 : Math.ceil(raw.length / 3) * 4 + 40);
+      if (matches.length >= limit || (maxPageBytes !== undefined && matches.length > 0 && bytes + size > maxPageBytes)) return false;
+      if (!utf8) raws.push({ index: matches.length, path_base64: raw.toString('base64') });
+      matches.push(m);
+      bytes += size;
+      return true;
+    });
+    const page: SearchPage = { query, path: rel, matches, has_more: outcome !== 'done' };
+    if (raws.length > 0) page.non_utf8 = raws;
+    if (outcome !== 'done') page.next_cursor = encodePosition(cursors, query, base, walk.position());
+    if (outcome === 'visits' || outcome === 'time') page.truncated_scan = true;
+    const note = noteOf(walk, outcome, limits);
+    if (note !== undefined) page.note = note;
+    return page;
+  } finally {
+    await walk.close();
   }
-  const matches: string[] = [];
-  let seen = 0;
-  let more = false;
-  const stream = fg.stream(query, {
-    cwd: base.abs,
-    followSymbolicLinks: false,
-    onlyFiles: true,
-    suppressErrors: true,
-    dot: false,
-  });
-  let bytes = 0;
-  for await (const entry of stream) {
-    const rel = String(entry);
-    // Defense in depth: a match must resolve inside the root (lexically and through links).
-    const abs = resolve(base.abs, rel);
-    if (!ws.contains(abs)) continue;
-    if (seen++ < skip) continue;
-    const size = Buffer.byteLength(rel) + 3;
-    if (matches.length === limit || (maxPageBytes !== undefined && matches.length > 0 && bytes + size > maxPageBytes)) {
-      more = true;
-      break; // the page is full: stop the walk
-    }
-    let real: string;
-    try {
-      real = await realpath(abs);
-    } catch {
-      real = abs; // a dangling link: listed by name, never followed
-    }
-    if (!ws.contains(real)) continue;
-    matches.push(rel);
-    bytes += size;
-  }
-  const page: SearchPage = { query, path: base.rel, matches, has_more: more };
-  // Resume after every match this page looked at (listed or refused), not the one that ended it.
-  if (more) page.next_cursor = cursors.encode('search', { q: query, p: base.rel, s: seen - 1 });
-  return page;
 }
