@@ -2,6 +2,11 @@
  * Opaque, signed cursors. The payload is HMAC-SHA256 signed with a key that is random per process,
  * or read from `MCP_BUDGET_CURSOR_KEY` so that replicas can share it. A cursor names the tool and
  * the path it belongs to; a tampered cursor, or one presented to another tool or path, is refused.
+ *
+ * Decoding is strict: both parts must be canonical base64url (no padding, only the alphabet, and
+ * re-encoding the decoded bytes gives the same text), because Node's decoder skips characters it
+ * does not know and ignores the spare bits of the last character, so several strings would
+ * otherwise name one cursor. Any change to a cursor string is refused.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { WorkspaceError } from './confine.js';
@@ -31,7 +36,9 @@ export class CursorCodec {
     const dot = cursor.indexOf('.');
     if (dot <= 0) throw bad('is not a cursor this server issued');
     const body = cursor.slice(0, dot);
-    const sig = Buffer.from(cursor.slice(dot + 1), 'base64url');
+    const sigText = cursor.slice(dot + 1);
+    if (!isCanonicalBase64url(body) || !isCanonicalBase64url(sigText)) throw bad('is not a cursor this server issued');
+    const sig = Buffer.from(sigText, 'base64url');
     const want = Buffer.from(this.sign(body), 'base64url');
     if (sig.length !== want.length || !timingSafeEqual(sig, want)) throw bad('was altered or comes from another server');
     let payload: Record<string, unknown>;
@@ -47,4 +54,11 @@ export class CursorCodec {
   private sign(body: string): string {
     return createHmac('sha256', this.key).update(body).digest('base64url');
   }
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Only the alphabet, no padding, and the decoded bytes encode back to the same text. */
+export function isCanonicalBase64url(text: string): boolean {
+  return BASE64URL.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text;
 }
