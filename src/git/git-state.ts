@@ -23,7 +23,7 @@ export interface MergeStatus {
 async function exists(git: GitRunner, name: string): Promise<boolean> {
   const p = (await git.run(['rev-parse', '--git-path', name])).stdout.toString('utf8').trim();
   try {
-    await stat(isAbsolute(p) ? p : join(git.cwd, p));
+    await stat(isAbsolute(p) ? p : join(git.workTree, p));
     return true;
   } catch {
     return false;

@@ -2,9 +2,13 @@
  * Validated git mutations. Every input is checked before git runs: message size in bytes and
  * lines, ref names by git's own rules (`git check-ref-format`, which reads nothing of the
  * repository), path lists in count and confinement. No user value can be read as an option (a
- * leading `-` is refused, and values follow `--end-of-options` or `--`). Hooks never run.
+ * leading `-` is refused, and values follow `--end-of-options` or `--`; pathspecs are literal).
+ * Hooks never run. No path may name anything under a `.git` component, in any case: nothing a
+ * tool writes lands in a git directory. Before writing, the repository's write checks run
+ * (`requireWritable`: no hard-linked file that git writes in place).
  */
-import { WorkspaceError, type Workspace } from '../fs/confine.js';
+import type { Workspace } from '../fs/confine.js';
+import { WorkspaceError } from '../fs/errors.js';
 import { checkNotOption, type GitRunner } from './run-git.js';
 
 /** Caps of the git mutations; the inventory quotes them. */
@@ -14,6 +18,19 @@ export const GIT_WRITE_LIMITS = Object.freeze({
   maxPaths: 100,
   maxRefNameBytes: 255,
 });
+
+/** `.git` in any case, and the spellings other file systems fold to it (`.git.`, `.git `, `git~1`). */
+const GIT_COMPONENT = /^(\.git[. ]*|git~\d+)$/i;
+
+/** A commit path: confined, literal, and never under a `.git` component. */
+export function checkCommitPath(ws: Workspace, p: unknown): string {
+  if (typeof p !== 'string') throw new WorkspaceError('INVALID_PARAMS', 'Invalid params: every entry of `paths` must be a string');
+  const parts = ws.segments(p);
+  if (parts.some((s) => GIT_COMPONENT.test(s))) {
+    throw new WorkspaceError('INVALID_PATH', `\`paths\` may not name anything inside a \`.git\` directory, got ${JSON.stringify(p.slice(0, 200))}`);
+  }
+  return parts.join('/') || '.';
+}
 
 function tooLarge(what: string, cap: number, value: number): WorkspaceError {
   return new WorkspaceError('INPUT_TOO_LARGE', `${what}: the cap is ${cap}, got ${value}; git was not run.`, { cap, value });
@@ -71,10 +88,10 @@ export async function gitCommit(git: GitRunner, ws: Workspace, args: { message: 
       throw new WorkspaceError('INVALID_PARAMS', 'Invalid params: `paths` must be a non-empty array of paths');
     }
     if (args.paths.length > GIT_WRITE_LIMITS.maxPaths) throw tooLarge('`paths` count', GIT_WRITE_LIMITS.maxPaths, args.paths.length);
-    paths = args.paths.map((p: unknown) => {
-      if (typeof p !== 'string') throw new WorkspaceError('INVALID_PARAMS', 'Invalid params: every entry of `paths` must be a string');
-      return ws.segments(p).join('/') || '.';
-    });
+    paths = args.paths.map((p: unknown) => checkCommitPath(ws, p));
+  }
+  await git.requireWritable();
+  if (paths !== undefined) {
     await git.run(['add', '--', ...paths]);
   }
   // --no-verify: no hooks; the message comes on stdin, never as an argument.
@@ -91,6 +108,7 @@ export async function gitCommit(git: GitRunner, ws: Workspace, args: { message: 
 export async function gitCreateBranch(git: GitRunner, args: { name: string; start_point?: string | undefined }): Promise<{ branch: string; commit: string }> {
   const name = await checkRefName(git, args.name, 'branch');
   const start = await resolveCommit(git, 'start_point', args.start_point ?? 'HEAD');
+  await git.requireWritable();
   await git.run(['branch', '--end-of-options', name, start]);
   return { branch: name, commit: start };
 }
@@ -101,6 +119,8 @@ export async function gitCreateTag(
 ): Promise<{ tag: string; commit: string; annotated: boolean }> {
   const name = await checkRefName(git, args.name, 'tag');
   const target = await resolveCommit(git, 'target', args.target ?? 'HEAD');
+  if (args.message !== undefined) checkMessage('message', args.message);
+  await git.requireWritable();
   if (args.message !== undefined) {
     const message = checkMessage('message', args.message);
     await git.run([...(await identityArgs(git)), 'tag', '--no-sign', '-a', '-F', '-', '--end-of-options', name, target], { input: message });

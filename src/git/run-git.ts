@@ -1,89 +1,55 @@
 /**
- * Running git safely and boundedly. git is spawned directly (no shell, no wrapper that buffers all
- * of stdout); records are parsed as they stream (`-z` formats) and the process is ended as soon as
- * the caller has what it needs. Every call has a timeout.
+ * Running git safely and boundedly. git is spawned directly by its absolute path (no shell, no
+ * wrapper that buffers all of stdout); records are parsed as they stream (`-z` formats) and the
+ * process is ended as soon as the caller has what it needs. Every call has a timeout.
  *
- * Hardened: no system or global config, no pager, no prompts, no optional locks, no lazy fetch, no
- * hooks, no auto gc or maintenance; and a repository's own config cannot make a read run a program:
- * every key that names a program (fsmonitor, filter drivers, textconv, diff and merge drivers,
- * ssh and askpass commands, the pager, the editor) is overridden at command-line scope, including
- * keys the repository defines itself (read first with `git config --list`, which runs nothing).
+ * Confined: before every spawn the root's identity is checked (`checkRoot`), and every call names
+ * its repository (`GIT_DIR`, `GIT_WORK_TREE`; see git-env.ts) after repo-shape.ts has checked that
+ * it is the root's own. Fail closed: the repository config is read whole (with includes) and the
+ * call is refused if that read fails, is cut, times out or prints anything odd; program-naming
+ * keys are overridden at command-line scope, and keys that cannot be are refused
+ * (config-policy.ts).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { WorkspaceError } from '../fs/confine.js';
+import { WorkspaceError } from '../fs/errors.js';
+import { configOverrides, parseConfigList } from './config-policy.js';
+import { hardenedEnv, resolveGit, type ConfigOverride, type RepoPaths } from './git-env.js';
+import { checkRepository } from './repo-shape.js';
 
 /** Every git call is ended after this long. */
 export const GIT_TIMEOUT_MS = 10_000;
+/** The config read is refused past this many bytes (generous: real configs are a few KiB). */
+export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
+/** The config read is refused after this long (an include naming a FIFO blocks). */
+export const CONFIG_TIMEOUT_MS = 5_000;
 
-const BASE_ENV_KEYS = ['PATH', 'SYSTEMROOT', 'TMPDIR'];
-
-/**
- * The hardened environment, with `overrides` as command-line-scope config. Perf and safety: the
- * GIT_CONFIG_COUNT/KEY/VALUE variables are not split at `=` as `-c key=value` is, so a key that
- * itself contains `=` (a filter named `x=y`) is still overridden.
- */
-function hardenedEnv(overrides: readonly (readonly [string, string])[] = []): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const k of BASE_ENV_KEYS) if (process.env[k] !== undefined) env[k] = process.env[k];
-  env.GIT_CONFIG_COUNT = String(overrides.length);
-  overrides.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key;
-    env[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  return {
-    ...env,
-    HOME: '/nonexistent',
-    XDG_CONFIG_HOME: '/nonexistent',
-    LC_ALL: 'C',
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    GIT_ASKPASS: 'false',
-    SSH_ASKPASS: 'false',
-    GIT_PAGER: 'cat',
-    PAGER: 'cat',
-    GIT_EDITOR: 'false',
-    GIT_OPTIONAL_LOCKS: '0',
-    GIT_NO_LAZY_FETCH: '1',
-    GIT_ATTR_NOSYSTEM: '1',
-    GIT_NO_REPLACE_OBJECTS: '1',
-  };
+/** What the runner needs of the workspace: its pinned root and the check that it still is. */
+export interface RootGuard {
+  /** The root's real path, pinned at start. */
+  readonly root: string;
+  /** Throws `ROOT_CHANGED` when the root path no longer names the pinned directory. */
+  checkRoot(): Promise<void>;
 }
 
-/** Config that must never run anything, whatever the repository says. */
-const FIXED_OVERRIDES: readonly (readonly [string, string])[] = [
-  ['core.fsmonitor', 'false'],
-  ['core.hooksPath', '/dev/null'],
-  ['core.pager', 'cat'],
-  ['core.editor', 'false'],
-  ['core.askPass', 'false'],
-  ['core.sshCommand', 'false'],
-  ['core.untrackedCache', 'false'],
-  ['diff.external', ''],
-  ['gc.auto', '0'],
-  ['maintenance.auto', 'false'],
-  ['protocol.allow', 'never'],
-  ['credential.helper', ''],
-  ['color.ui', 'false'],
-  ['log.showSignature', 'false'],
-  ['gpg.program', 'false'],
-  ['commit.gpgSign', 'false'],
-  ['tag.gpgSign', 'false'],
-];
-
-/** Repository keys that name a program: overridden with an empty value. */
-const PROGRAM_KEY = /^(filter\..+\.(clean|smudge|process)|diff\..+\.(textconv|command)|merge\..+\.driver|.+\.(sshcommand|askpass))$/i;
+export interface GitRunnerOptions {
+  /** @default CONFIG_TIMEOUT_MS */
+  configTimeoutMs?: number;
+  /** @default MAX_CONFIG_BYTES */
+  maxConfigBytes?: number;
+}
 
 /** Output of a finished call (capped). */
 export interface GitResult {
   code: number | null;
   stdout: Buffer;
   stderr: string;
+  /** Output passed `maxBytes` and git was ended. */
+  truncated: boolean;
+  timedOut: boolean;
 }
 
 export interface GitCallOptions {
-  cwd: string;
   timeoutMs?: number;
   /** Written to git's stdin, then closed. */
   input?: string;
@@ -91,30 +57,94 @@ export interface GitCallOptions {
   maxBytes?: number;
 }
 
-export class GitRunner {
-  constructor(readonly cwd: string) {}
+interface Prepared {
+  git: string;
+  env: NodeJS.ProcessEnv;
+  repo: RepoPaths;
+}
 
-  /**
-   * Overrides for this repository: the fixed ones plus every program-naming key its config
-   * defines, emptied. Read on every call (one `git config --list`, which runs nothing): config
-   * can change between calls.
-   */
-  private async configArgs(): Promise<(readonly [string, string])[]> {
-    const r = await spawnGit(['config', '--list', '--name-only', '-z'], { cwd: this.cwd }, FIXED_OVERRIDES);
-    const keys = r.code === 0 ? r.stdout.toString('utf8').split('\0').filter((k) => PROGRAM_KEY.test(k)) : [];
-    return [...FIXED_OVERRIDES, ...[...new Set(keys)].map((k) => [k, ''] as const)];
+/**
+ * Runs git on the workspace root's own repository. An unscoped runner checks the repository and
+ * reads its config before every spawn; `scope()` gives a runner for one tool call that does so
+ * once (config can change between calls, so a scope must not outlive its call).
+ */
+export class GitRunner {
+  private prepared: Promise<Prepared> | undefined;
+
+  constructor(
+    readonly ws: RootGuard,
+    private readonly options: GitRunnerOptions = {},
+    private readonly scoped = false,
+  ) {}
+
+  /** A runner for one tool call: repository checks and config read once, root checked per spawn. */
+  scope(): GitRunner {
+    return new GitRunner(this.ws, this.options, true);
+  }
+
+  /** The work tree (the root's real path). */
+  get workTree(): string {
+    return this.ws.root;
+  }
+
+  /** The checks a mutation adds (hard links where git writes in place); call before writing. */
+  async requireWritable(): Promise<void> {
+    await this.ws.checkRoot();
+    await checkRepository(this.ws.root, true);
+  }
+
+  private prepare(): Promise<Prepared> {
+    if (this.scoped && this.prepared !== undefined) return this.prepared;
+    const p = this.load();
+    if (this.scoped) this.prepared = p;
+    return p;
+  }
+
+  private async load(): Promise<Prepared> {
+    await this.ws.checkRoot();
+    const repo = await checkRepository(this.ws.root, false);
+    const { path: git, searchPath } = resolveGit(this.ws.root);
+    const overrides = await this.readConfig(git, repo, searchPath);
+    return { git, repo, env: hardenedEnv(repo, searchPath, overrides) };
+  }
+
+  /** The repository's effective config, read whole, turned into overrides (or a refusal). */
+  private async readConfig(git: string, repo: RepoPaths, searchPath: string): Promise<ConfigOverride[]> {
+    const max = this.options.maxConfigBytes ?? MAX_CONFIG_BYTES;
+    await this.ws.checkRoot();
+    const env = hardenedEnv(repo, searchPath, []);
+    const r = await spawnGit(git, ['config', '--list', '--includes', '--show-scope', '-z'], env, repo.workTree, {
+      maxBytes: max + 1,
+      timeoutMs: this.options.configTimeoutMs ?? CONFIG_TIMEOUT_MS,
+    });
+    const why = r.timedOut
+      ? `did not finish within ${this.options.configTimeoutMs ?? CONFIG_TIMEOUT_MS} ms (an include may name a FIFO or device)`
+      : r.truncated || r.stdout.length > max
+        ? `is over ${max} bytes (with its includes)`
+        : r.code !== 0
+          ? `could not be read (git config exited with ${r.code ?? 'a signal'}; a bad line or a missing include target)`
+          : r.stderr !== ''
+            ? 'made git print warnings'
+            : undefined;
+    if (why !== undefined) {
+      // Never the stderr text itself: it can name host paths of included files.
+      throw new WorkspaceError('UNSAFE_REPOSITORY', `The repository config ${why}; the git tools refuse a config they cannot read completely. Nothing was run.`);
+    }
+    return configOverrides(parseConfigList(r.stdout.toString('utf8')));
   }
 
   /** Run git to completion (output capped); throws a workspace error on a non-zero exit. */
-  async run(args: string[], options: Omit<GitCallOptions, 'cwd'> = {}): Promise<GitResult> {
-    const r = await spawnGit(args, { ...options, cwd: this.cwd }, await this.configArgs());
-    if (r.code !== 0) throw gitError(args, r);
+  async run(args: string[], options: GitCallOptions = {}): Promise<GitResult> {
+    const r = await this.tryRun(args, options);
+    if (r.code !== 0) throw this.gitError(args, r);
     return r;
   }
 
   /** Like `run` but a non-zero exit is returned, not thrown. */
-  async tryRun(args: string[], options: Omit<GitCallOptions, 'cwd'> = {}): Promise<GitResult> {
-    return spawnGit(args, { ...options, cwd: this.cwd }, await this.configArgs());
+  async tryRun(args: string[], options: GitCallOptions = {}): Promise<GitResult> {
+    const p = await this.prepare();
+    await this.ws.checkRoot();
+    return spawnGit(p.git, args, p.env, p.repo.workTree, options);
   }
 
   /**
@@ -122,11 +152,9 @@ export class GitRunner {
    * git at once. Records are never all held.
    */
   async *records(args: string[], timeoutMs = GIT_TIMEOUT_MS): AsyncGenerator<string> {
-    const child = spawn('git', args, {
-      cwd: this.cwd,
-      env: hardenedEnv(await this.configArgs()),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const p = await this.prepare();
+    await this.ws.checkRoot();
+    const child = spawn(p.git, args, { cwd: p.repo.workTree, env: p.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       if (stderr.length < 4096) stderr += d.toString();
@@ -152,29 +180,44 @@ export class GitRunner {
       if (pending.length > 0) yield pending;
       finished = true;
       const code = await exited;
-      if (code !== 0) throw gitError(args, { code, stdout: Buffer.alloc(0), stderr });
+      if (code !== 0) throw this.gitError(args, { code, stdout: Buffer.alloc(0), stderr, truncated: false, timedOut: false });
     } finally {
       clearTimeout(timer);
       if (!finished) child.kill('SIGKILL'); // the consumer has its page: stop git now
     }
   }
+
+  private gitError(args: string[], r: GitResult): WorkspaceError {
+    const first = r.stderr.split('\n').find((l) => l.trim() !== '') ?? `exit code ${r.code}`;
+    // No host paths in messages: the root is shown as `.`.
+    const text = first.replace(/^(fatal|error): /, '').split(this.ws.root).join('.');
+    return new WorkspaceError('IO_ERROR', `git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? args[0]} failed: ${text}`);
+  }
 }
 
-function spawnGit(args: string[], options: GitCallOptions, config: readonly (readonly [string, string])[]): Promise<GitResult> {
+function spawnGit(git: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, options: GitCallOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd: options.cwd, env: hardenedEnv(config), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(git, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const max = options.maxBytes ?? 4 * 1024 * 1024;
     const out: Buffer[] = [];
     let size = 0;
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? GIT_TIMEOUT_MS);
-    child.stdout.on('data', (d: Buffer) => {
+    let truncated = false;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? GIT_TIMEOUT_MS);
+    child.stdout!.on('data', (d: Buffer) => {
       if (size >= max) return;
       out.push(d);
       size += d.length;
-      if (size >= max) child.kill('SIGKILL');
+      if (size >= max) {
+        truncated = true;
+        child.kill('SIGKILL');
+      }
     });
-    child.stderr.on('data', (d: Buffer) => {
+    child.stderr!.on('data', (d: Buffer) => {
       if (stderr.length < 4096) stderr += d.toString();
     });
     child.on('error', (e) => {
@@ -183,16 +226,11 @@ function spawnGit(args: string[], options: GitCallOptions, config: readonly (rea
     });
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(out), stderr });
+      resolve({ code, stdout: Buffer.concat(out), stderr, truncated, timedOut });
     });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(options.input ?? '');
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(options.input ?? '');
   });
-}
-
-function gitError(args: string[], r: GitResult): WorkspaceError {
-  const first = r.stderr.split('\n').find((l) => l.trim() !== '') ?? `exit code ${r.code}`;
-  return new WorkspaceError('IO_ERROR', `git ${args[0]} failed: ${first.replace(/^(fatal|error): /, '')}`);
 }
 
 /** Refuse a user value that git could read as an option. */

@@ -21,7 +21,10 @@ export const GIT_LIMITS = Object.freeze({
 const ENTRY = 'src/server/git-tools.ts';
 
 export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec): void {
-  const git = new GitRunner(ws.root);
+  // One runner per server; each tool call takes its own scope (repository checks and config read
+  // once per call: config can change between calls).
+  const runner = new GitRunner(ws);
+  const git = (): GitRunner => runner.scope();
   defineListTool<{ ref?: string; path?: string }>(
     ctx,
     {
@@ -39,7 +42,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git log --max-count=limit+1 (no walk for a total); with path: rev-list of a 2000-commit window, then log --no-walk of that window',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ ref, path, limit, cursor }) => gitLog(git, ws, cursors, { ref, path, limit, cursor }),
+      run: ({ ref, path, limit, cursor }) => gitLog(git(), ws, cursors, { ref, path, limit, cursor }),
     },
     'the `path` argument',
   );
@@ -57,7 +60,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git status --porcelain=v2 -z --untracked-files=no, stopped at the page; untracked from ls-files --others, stopped at the page, 5 s time cap',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ limit, cursor }) => gitStatus(git, cursors, { limit, cursor }),
+      run: ({ limit, cursor }) => gitStatus(git(), cursors, { limit, cursor }),
     },
     'workspace_search_files',
   );
@@ -79,7 +82,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
           backend_query_bound: 'git for-each-ref streamed and stopped at the page (or after 1000 candidates with match)',
           structured_content: 'the page object; the text block is its JSON',
         },
-        run: ({ match, limit, cursor }) => gitRefs(git, cursors, kind, { match, limit, cursor }),
+        run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor }),
       },
       'the `match` argument',
     );
@@ -98,7 +101,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git log --walk-reflogs refs/stash --max-count=limit+1 (or 1001 candidates with match)',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ match, limit, cursor }) => gitStashes(git, cursors, { match, limit, cursor }),
+      run: ({ match, limit, cursor }) => gitStashes(git(), cursors, { match, limit, cursor }),
     },
     'the `match` argument',
   );
@@ -113,7 +116,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'git-path checks; git diff --name-only --diff-filter=U -z stopped at the cap',
       structured_content: 'the status object; the text block is its JSON',
     },
-    run: () => gitMergeStatus(git),
+    run: () => gitMergeStatus(git()),
   });
   const caps = { ...GIT_WRITE_LIMITS };
   defineMutationTool<{ message: string; paths?: string[] }>(ctx, {
@@ -131,7 +134,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'caps and confinement checked before git runs; git commit --no-verify -F - (message on stdin)',
       structured_content: 'the receipt object; the text block is its JSON',
     },
-    run: (args) => gitCommit(git, ws, args),
+    run: (args) => gitCommit(git(), ws, args),
   });
   defineMutationTool<{ name: string; start_point?: string }>(ctx, {
     name: 'git_create_branch',
@@ -148,7 +151,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'name validated (check-ref-format, no leading "-") before git runs; git branch --end-of-options',
       structured_content: 'the receipt object; the text block is its JSON',
     },
-    run: (args) => gitCreateBranch(git, args),
+    run: (args) => gitCreateBranch(git(), args),
   });
   defineMutationTool<{ name: string; target?: string; message?: string }>(ctx, {
     name: 'git_create_tag',
@@ -166,6 +169,6 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'name and message validated before git runs; git tag --no-sign --end-of-options',
       structured_content: 'the receipt object; the text block is its JSON',
     },
-    run: (args) => gitCreateTag(git, args),
+    run: (args) => gitCreateTag(git(), args),
   });
 }

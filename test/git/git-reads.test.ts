@@ -10,7 +10,7 @@ import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
 import { CursorCodec } from '../../src/fs/cursor.js';
 import { LOG_WALK_WINDOW, REF_CANDIDATES, gitLog, gitRefs, gitStatus, type Commit, type StatusEntry } from '../../src/git/git-reads.js';
 import { GitRunner, checkNotOption } from '../../src/git/run-git.js';
-import { createRefs, existsSync, git, gitStatusCode, importHistory, makeHostile, tempRepo, type TempRepo } from '../helpers/git-repo.js';
+import { createRefs, existsSync, git, gitStatusCode, importHistory, makeFilterHostile, makeHostile, tempRepo, type TempRepo } from '../helpers/git-repo.js';
 
 const cursors = new CursorCodec('unit-test-key');
 
@@ -26,7 +26,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 
 async function open(dir: string): Promise<{ g: GitRunner; ws: Workspace }> {
   const ws = await Workspace.open(dir);
-  return { g: new GitRunner(ws.root), ws };
+  return { g: new GitRunner(ws), ws };
 }
 
 const repos: TempRepo[] = [];
@@ -374,8 +374,9 @@ describe('hostile repository config', () => {
   });
 
   // Regression (a fixed bug): `-c filter.x=y.clean=` is split by git at the first "=" (key `filter.x`, value
-  // `y.clean=`), so a driver whose name holds "=" is never overridden and its clean command runs.
-  it('a filter driver whose name contains "=" does not run either', async () => {
+  // `y.clean=`), so a driver whose name holds "=" was never overridden and its clean command ran. Filter drivers
+  // are now refused whatever their name.
+  it('a filter driver (even one whose name contains "=") refuses the call and does not run', async () => {
     const dir = repo('hostile-eq').dir;
     writeFileSync(join(dir, 'f.txt'), 'one\n');
     git(dir, ['add', '.']);
@@ -385,13 +386,16 @@ describe('hostile repository config', () => {
     writeFileSync(join(dir, '.git', 'info', 'attributes'), '* filter=x=y\n');
     writeFileSync(join(dir, 'f.txt'), 'two\n');
     const { g } = await open(dir);
-    await gitStatus(g, cursors, { limit: 10, cursor: undefined });
+    await expect(gitStatus(g, cursors, { limit: 10, cursor: undefined })).rejects.toMatchObject({
+      code: 'UNSAFE_REPOSITORY',
+      data: { key: 'filter.x=y.clean' },
+    });
     expect(existsSync(marker)).toBe(false);
   });
 
-  // Regression (a fixed bug): the overrides are read once per GitRunner (once per server); a filter added to the
-  // repository config after the first call is not overridden.
-  it('a filter added after the first call does not run either', async () => {
+  // Regression (a fixed bug): the overrides were read once per GitRunner (once per server); a program key added to
+  // the repository config after the first call was not overridden.
+  it('a program key or filter added after the first call is neutralized or refused', async () => {
     const dir = repo('hostile-late').dir;
     writeFileSync(join(dir, 'f.txt'), 'one\n');
     git(dir, ['add', '.']);
@@ -402,6 +406,8 @@ describe('hostile repository config', () => {
     makeHostile(dir, marker);
     writeFileSync(join(dir, 'f.txt'), 'two\n');
     await gitStatus(g, cursors, { limit: 10, cursor: undefined });
+    makeFilterHostile(dir, marker);
+    expect(await codeOf(gitStatus(g, cursors, { limit: 10, cursor: undefined }))).toBe('UNSAFE_REPOSITORY');
     expect(existsSync(marker)).toBe(false);
   });
 });
@@ -410,7 +416,7 @@ describe('GitRunner.records', () => {
   it('stopping the consumer ends git early; a failing command is IO_ERROR', async () => {
     const dir = repo('records').dir;
     importHistory(dir, 300, (i) => ({ f: `${i}` }));
-    const g = new GitRunner(dir);
+    const g = new GitRunner(await Workspace.open(dir));
     const seen: string[] = [];
     for await (const rec of g.records(['log', '--format=%H', '-z'])) {
       seen.push(rec);
@@ -431,7 +437,7 @@ describe('GitRunner.records', () => {
     const rec = '€'.repeat(1000);
     const blob = git(dir, ['hash-object', '-w', '--stdin'], (rec + '\0').repeat(200)).trim(); // ~600 KB
     const got: string[] = [];
-    for await (const r of new GitRunner(dir).records(['cat-file', 'blob', blob])) got.push(r);
+    for await (const r of new GitRunner(await Workspace.open(dir)).records(['cat-file', 'blob', blob])) got.push(r);
     expect(got.filter((r) => r !== rec)).toEqual([]);
     expect(got).toHaveLength(200);
   });

@@ -32,7 +32,7 @@ beforeEach(async () => {
   sh('add', 'a.txt');
   sh('commit', '-qm', 'first');
   ws = await Workspace.open(dir);
-  git = new GitRunner(ws.root);
+  git = new GitRunner(ws);
 });
 
 afterEach(() => {
@@ -85,13 +85,20 @@ describe('git mutations', () => {
     const hook = join(dir, '.git', 'hooks', 'pre-commit');
     writeFileSync(hook, `#!/bin/sh\ntouch '${marker}'\n`);
     chmodSync(hook, 0o755);
-    sh('config', 'filter.evil.clean', `touch '${marker}'; cat`);
+    sh('config', 'diff.evil.textconv', `touch '${marker}'; cat`);
     sh('config', 'core.fsmonitor', `touch '${marker}'`);
-    writeFileSync(join(dir, '.gitattributes'), '* filter=evil\n');
+    writeFileSync(join(dir, '.gitattributes'), '* diff=evil\n');
     writeFileSync(join(dir, 'a.txt'), 'changed\n');
     const r = await gitCommit(git, ws, { message: 'with hostile config', paths: ['a.txt', '.gitattributes'] });
     expect(r.files_changed).toBe(2);
     await gitCreateTag(git, { name: 't1', message: 'annotated' });
+    expect(existsSync(marker)).toBe(false);
+    // a filter driver cannot be switched off safely: the commit is refused before git runs
+    sh('config', 'filter.evil.clean', `touch '${marker}'; cat`);
+    writeFileSync(join(dir, '.gitattributes'), '* filter=evil\n');
+    const head = sh('rev-parse', 'HEAD');
+    expect(await codeOf(gitCommit(git, ws, { message: 'refused', paths: ['.gitattributes'] }))).toBe('UNSAFE_REPOSITORY');
+    expect(sh('rev-parse', 'HEAD')).toBe(head);
     expect(existsSync(marker)).toBe(false);
   });
 });

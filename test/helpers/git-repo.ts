@@ -84,17 +84,27 @@ export function createRefs(dir: string, refs: string[]): void {
 
 /**
  * Make the repository config name programs that each create `marker` (an absolute path outside the
- * repository): core.fsmonitor, a clean/smudge filter applied to every file, a textconv driver, the
- * pager. Returns the marker path.
+ * repository) and that the git tools neutralize by override: core.fsmonitor, a textconv driver,
+ * the pager, a hooks path. The tools keep working on such a repository.
  */
 export function makeHostile(dir: string, marker: string): void {
   const cmd = `touch '${marker}'`;
   git(dir, ['config', 'core.fsmonitor', cmd]);
-  git(dir, ['config', 'filter.evil.clean', `${cmd}; cat`]);
-  git(dir, ['config', 'filter.evil.smudge', `${cmd}; cat`]);
   git(dir, ['config', 'diff.x.textconv', `${cmd}; cat`]);
   git(dir, ['config', 'core.pager', cmd]);
-  writeFileSync(join(dir, '.gitattributes'), '* filter=evil diff=x\n');
+  git(dir, ['config', 'pager.log', cmd]);
+  writeFileSync(join(dir, '.gitattributes'), '* diff=x\n');
+}
+
+/**
+ * Make the repository config name a clean/smudge filter applied to every file, each creating
+ * `marker`: a driver no override can switch off safely, so the git tools refuse the repository.
+ */
+export function makeFilterHostile(dir: string, marker: string, driver = 'evil'): void {
+  const cmd = `touch '${marker}'`;
+  git(dir, ['config', `filter.${driver}.clean`, `${cmd}; cat`]);
+  git(dir, ['config', `filter.${driver}.smudge`, `${cmd}; cat`]);
+  writeFileSync(join(dir, '.gitattributes'), `* filter=${driver} diff=x\n`);
 }
 
 export { existsSync };

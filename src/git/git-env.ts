@@ -1,0 +1,144 @@
+/**
+ * The environment every git call runs in. Nothing of the server's own environment reaches git but
+ * a filtered `PATH` and `TMPDIR`: no inherited `GIT_DIR`, `GIT_CONFIG_PARAMETERS`, `GIT_EXEC_PATH`
+ * or `GIT_SSH_COMMAND`. The repository is named explicitly (`GIT_DIR`, `GIT_WORK_TREE`), discovery
+ * stops at the root's parent, and every pathspec is literal.
+ */
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, sep } from 'node:path';
+import { WorkspaceError } from '../fs/errors.js';
+
+/** A config override at command-line scope: key and value. */
+export type ConfigOverride = readonly [string, string];
+
+/** Where git is told its repository is. */
+export interface RepoPaths {
+  /** The work tree: the workspace root (real path). */
+  workTree: string;
+  /** The root's own `.git` directory. */
+  gitDir: string;
+}
+
+/**
+ * Config that must never run anything, whatever the repository says; applied to every call.
+ * Values are the ones under which git runs nothing (an empty program, `false` booleans).
+ */
+export const FIXED_OVERRIDES: readonly ConfigOverride[] = [
+  ['core.fsmonitor', 'false'],
+  ['core.hooksPath', '/dev/null'],
+  ['core.pager', 'cat'],
+  ['core.editor', 'false'],
+  ['sequence.editor', 'false'],
+  ['core.askPass', 'false'],
+  ['core.sshCommand', 'false'],
+  ['core.gitProxy', ''],
+  ['core.alternateRefsCommand', ''],
+  ['core.untrackedCache', 'false'],
+  ['core.attributesFile', '/dev/null'],
+  ['core.excludesFile', '/dev/null'],
+  ['diff.external', ''],
+  ['gc.auto', '0'],
+  ['maintenance.auto', 'false'],
+  ['protocol.allow', 'never'],
+  ['credential.helper', ''],
+  ['uploadpack.packObjectsHook', ''],
+  ['color.ui', 'false'],
+  ['log.showSignature', 'false'],
+  ['gpg.program', 'false'],
+  ['gpg.openpgp.program', 'false'],
+  ['gpg.x509.program', 'false'],
+  ['gpg.ssh.program', 'false'],
+  ['gpg.ssh.defaultKeyCommand', ''],
+  ['commit.gpgSign', 'false'],
+  ['tag.gpgSign', 'false'],
+  ['tag.forceSignAnnotated', 'false'],
+  ['interactive.diffFilter', ''],
+  ['imap.tunnel', ''],
+];
+
+/** Overrides in one call at most; beyond this the environment would grow without bound. */
+export const MAX_OVERRIDES = 1000;
+
+let gitBinary: { path: string; searchPath: string } | undefined;
+
+/**
+ * `PATH` without entries a workspace could plant a `git` (or a program git runs) in: relative
+ * entries (resolved against the root, git's working directory) and entries inside the root (npm
+ * puts `<project>/node_modules/.bin` first when the project is the root).
+ */
+function trustedPath(root: string): string[] {
+  const out: string[] = [];
+  for (const entry of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)) {
+    if (entry === '' || !isAbsolute(entry)) continue;
+    let real: string;
+    try {
+      real = realpathSync(entry);
+    } catch {
+      continue;
+    }
+    if (real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)) continue;
+    out.push(entry);
+  }
+  return out;
+}
+
+/** git's absolute path, found once on the trusted `PATH` (never in the workspace). */
+export function resolveGit(root: string): { path: string; searchPath: string } {
+  if (gitBinary !== undefined) return gitBinary;
+  const dirs = trustedPath(root);
+  for (const dir of dirs) {
+    const candidate = join(dir, 'git');
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+    } catch {
+      continue;
+    }
+    gitBinary = { path: candidate, searchPath: dirs.join(delimiter) };
+    return gitBinary;
+  }
+  throw new WorkspaceError('IO_ERROR', 'git was not found on PATH (entries inside the workspace are never used)');
+}
+
+/**
+ * The hardened environment for one call. Perf and safety: GIT_CONFIG_COUNT/KEY/VALUE are not split
+ * at `=` as `-c key=value` is, so a key that itself contains `=` (a driver named `x=y`) is still
+ * overridden exactly.
+ */
+export function hardenedEnv(repo: RepoPaths, searchPath: string, overrides: readonly ConfigOverride[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: searchPath };
+  if (process.env.TMPDIR !== undefined) env.TMPDIR = process.env.TMPDIR;
+  if (process.env.SYSTEMROOT !== undefined) env.SYSTEMROOT = process.env.SYSTEMROOT;
+  env.GIT_CONFIG_COUNT = String(overrides.length);
+  overrides.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  const parent = repo.workTree.slice(0, Math.max(1, repo.workTree.lastIndexOf(sep)));
+  return {
+    ...env,
+    GIT_DIR: repo.gitDir,
+    GIT_WORK_TREE: repo.workTree,
+    // With GIT_DIR set git does not discover; the ceiling is a second wall if it ever did.
+    GIT_CEILING_DIRECTORIES: parent,
+    GIT_LITERAL_PATHSPECS: '1',
+    HOME: '/nonexistent',
+    XDG_CONFIG_HOME: '/nonexistent',
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_SYSTEM: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: 'false',
+    SSH_ASKPASS: 'false',
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_EDITOR: 'false',
+    GIT_SEQUENCE_EDITOR: 'false',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_NO_LAZY_FETCH: '1',
+    GIT_ATTR_NOSYSTEM: '1',
+    GIT_NO_REPLACE_OBJECTS: '1',
+    GIT_PROTOCOL_FROM_USER: '0',
+  };
+}
