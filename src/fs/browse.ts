@@ -6,7 +6,7 @@
  * last returned name (compared as raw bytes), with a cap on how far a re-scan may go.
  */
 import { isUtf8 } from 'node:buffer';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Dir, Dirent } from 'node:fs';
 import { WorkspaceError, fsError, type DirHandle, type Workspace } from './confine.js';
 import type { CursorCodec } from './cursor.js';
@@ -97,6 +97,17 @@ class HandleCache {
   }
 }
 
+/**
+ * Room a page keeps for its `next_cursor`: the cursor carries a hash of the path (never the path,
+ * which may be 4 KiB), the last name (≤ 255 bytes, base64) and small numbers, signed.
+ */
+export const CURSOR_ROOM_BYTES = 640;
+
+/** A cursor is bound to its directory's path by a hash, so its length does not grow with the path. */
+function pathKey(rel: string): string {
+  return createHash('sha256').update(rel).digest('base64url').slice(0, 22);
+}
+
 function entryOf(d: Dirent<Buffer>): DirEntry {
   const raw = d.name;
   const type: EntryType = d.isFile() ? 'file' : d.isDirectory() ? 'directory' : d.isSymbolicLink() ? 'symlink' : 'other';
@@ -164,8 +175,8 @@ export class DirectoryBrowser {
     let position = 0;
     if (cursor !== undefined) {
       const c = this.cursors.decode(kind, cursor);
-      if (c.p !== dir.rel) {
-        throw new WorkspaceError('INVALID_CURSOR', `Invalid params: \`cursor\` belongs to ${JSON.stringify(c.p)}, not ${JSON.stringify(dir.rel)}`);
+      if (c.p !== pathKey(dir.rel)) {
+        throw new WorkspaceError('INVALID_CURSOR', `Invalid params: \`cursor\` belongs to another directory than ${JSON.stringify(dir.rel)}. Start again without a cursor.`);
       }
       if (c.d !== dir.dev || c.i !== dir.ino) {
         throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: the directory was replaced since the cursor was issued. Start again without a cursor.');
@@ -187,7 +198,8 @@ export class DirectoryBrowser {
     }
 
     const entries: DirEntry[] = [];
-    let bytes = 0;
+    // The page's own fields count too: its path and the cursor it may carry.
+    let bytes = Buffer.byteLength(JSON.stringify(dir.rel)) + CURSOR_ROOM_BYTES;
     let last: Buffer | undefined;
     let warning: string | undefined;
     let extra: Dirent<Buffer> | null = null;
@@ -216,7 +228,7 @@ export class DirectoryBrowser {
       const id = randomBytes(9).toString('base64url');
       this.cache.put(id, { dir: handle, peek: extra, dev: dir.dev, ino: dir.ino });
       page.next_cursor = this.cursors.encode(kind, {
-        p: dir.rel,
+        p: pathKey(dir.rel),
         d: dir.dev,
         i: dir.ino,
         n: last.toString('base64'),

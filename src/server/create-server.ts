@@ -12,6 +12,7 @@ import { resolveLimits } from '../engine/options.js';
 import { withResultBudget } from '../transport/with-result-budget.js';
 import type { InventoryRow, ToolContext } from './tool-kinds.js';
 import { registerGitTools } from './git-tools.js';
+import { pageBudgetFor } from './page-budget.js';
 import { registerWorkspaceTools } from './workspace-tools.js';
 
 export const SERVER_NAME = 'mcp-result-budget-workspace';
@@ -29,11 +30,12 @@ export interface WorkspaceServer {
 
 export async function createWorkspaceServer(root: string, budget: BudgetOptions = {}): Promise<WorkspaceServer> {
   const limits = resolveLimits(budget);
+  const page = pageBudgetFor(limits); // limits too small for any page: a startup error naming the minimum
   const workspace = await Workspace.open(root);
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: {} } });
-  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}` };
+  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page };
   const cursors = new CursorCodec();
-  const browser = registerWorkspaceTools(ctx, workspace, cursors, limits);
+  const browser = registerWorkspaceTools(ctx, workspace, cursors);
   registerGitTools(ctx, workspace, cursors);
   return {
     server,

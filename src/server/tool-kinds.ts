@@ -10,6 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
+import type { PageBudget } from './page-budget.js';
 
 export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
 
@@ -35,6 +36,8 @@ export interface ToolContext {
   rows: InventoryRow[];
   /** The final result budget the server applies (quoted in every row). */
   resultBudget: string;
+  /** What one page may hold under the active limits (pages are sized to it at the source). */
+  page: PageBudget;
 }
 
 type Shape = Record<string, z.ZodTypeAny>;
@@ -65,7 +68,16 @@ export function structured(value: object): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
 }
 
-function resolveLimit(name: string, raw: unknown, spec: PagedSpec<never>['limit']): number {
+/**
+ * The page size to read: the documented default or the caller's `limit` (over the documented max:
+ * refused or clamped), then clamped to the items a page may hold under the active limits, so the
+ * budget never drops items a cursor would skip (`has_more` and the cursor continue instead).
+ */
+function resolveLimit(ctx: ToolContext, name: string, raw: unknown, spec: PagedSpec<never>['limit']): number {
+  return Math.min(requestedLimit(name, raw, spec), ctx.page.maxPageItems);
+}
+
+function requestedLimit(name: string, raw: unknown, spec: PagedSpec<never>['limit']): number {
   if (raw === undefined) return spec.default;
   const n = raw as number;
   if (n > spec.max) {
@@ -102,7 +114,7 @@ export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTo
         throw new WorkspaceError('INVALID_PARAMS', `Invalid params: ${spec.name} lists without filtering and does not take \`${q}\`; use ${searchTool} to search.`);
       }
     }
-    const limit = resolveLimit(spec.name, args.limit, spec.limit);
+    const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
     return structured(await spec.run({ ...(args as A), limit, cursor: args.cursor as string | undefined }));
   });
   ctx.rows.push(rowOf(ctx, spec, 'browse/list'));
@@ -112,7 +124,7 @@ export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTo
 export function defineSearchTool<A>(ctx: ToolContext, spec: PagedSpec<A & { query: string }>): void {
   const shape: Shape = { ...spec.args, query: z.string().min(1).describe('What to look for (required).'), limit: limitArg(spec.limit.max), cursor: cursorArg };
   register(ctx, spec.name, `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).`, shape, { readOnlyHint: true }, async (args) => {
-    const limit = resolveLimit(spec.name, args.limit, spec.limit);
+    const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
     return structured(await spec.run({ ...(args as A & { query: string }), limit, cursor: args.cursor as string | undefined }));
   });
   ctx.rows.push(rowOf(ctx, spec, 'search/lookup'));

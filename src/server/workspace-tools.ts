@@ -10,7 +10,7 @@ import { readWindow } from '../fs/read-window.js';
 import { scanWorkspace } from '../fs/scan.js';
 import { searchFiles } from '../fs/search.js';
 import { SEED_LIMITS, seedFiles } from '../fs/seed.js';
-import type { ResolvedLimits } from '../engine/options.js';
+import type { PageBudget } from './page-budget.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 /** Page sizes and windows of the workspace tools. */
@@ -24,19 +24,20 @@ export const WORKSPACE_LIMITS = Object.freeze({
 const ENTRY = 'src/server/workspace-tools.ts';
 
 /**
- * Bytes one page's items may take so that the page, its JSON mirror in the text block (escaped)
- * and the report all fit the result budget: the budget never has to cut a page, so `has_more`,
- * `next_cursor` and `next_offset` always match what was returned.
+ * The read window under the active limits: its content is one string of the page, so the window
+ * the tool documents (default and max) is what it can return whole, never more.
  */
-export function pageBytesFor(limits: ResolvedLimits): number {
-  return Math.max(1024, Math.floor((limits.maxResultBytes - limits.reserveBytes - 512) / 3));
+export function readWindowBytes(page: PageBudget): { defaultBytes: number; maxBytes: number } {
+  const maxBytes = Math.min(WORKSPACE_LIMITS.readFile.maxBytes, page.maxPageStringBytes);
+  return { defaultBytes: Math.min(WORKSPACE_LIMITS.readFile.defaultBytes, maxBytes), maxBytes };
 }
 
-export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec, limits: ResolvedLimits): DirectoryBrowser {
-  const pageBytes = pageBytesFor(limits);
+export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec): DirectoryBrowser {
+  const pageBytes = ctx.page.maxPageBytes;
   const browser = new DirectoryBrowser(ws, cursors, { maxPageBytes: pageBytes });
   // A window's content is one string: within the string bound and the page size.
-  const windowContentBytes = Math.min(limits.maxStringBytes, pageBytes);
+  const windowContentBytes = ctx.page.maxPageStringBytes;
+  const window = readWindowBytes(ctx.page);
   const path = z.string().max(4096).optional().describe('Directory relative to the workspace root (default: the root).');
 
   defineListTool<{ path?: string }>(
@@ -95,11 +96,11 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
   defineDetailTool<{ path: string; offset?: number; max_bytes?: number }>(ctx, {
     name: 'workspace_read_file',
     entryPoint: `${ENTRY}#workspace_read_file`,
-    description: `Read one byte window of a file (default ${WORKSPACE_LIMITS.readFile.defaultBytes} bytes, max ${WORKSPACE_LIMITS.readFile.maxBytes}); continue from next_offset until eof.`,
+    description: `Read one byte window of a file (default ${window.defaultBytes} bytes, max ${window.maxBytes}; text whose JSON escaping is longer returns fewer bytes); continue from next_offset until eof.`,
     args: {
       path: z.string().min(1).max(4096).describe('File relative to the workspace root.'),
       offset: z.number().int().min(0).optional().describe('Byte offset to start at (default 0).'),
-      max_bytes: z.number().int().min(1).optional().describe(`Window size in bytes (at most ${WORKSPACE_LIMITS.readFile.maxBytes}; larger is clamped).`),
+      max_bytes: z.number().int().min(1).optional().describe(`Window size in bytes (at most ${window.maxBytes}; larger is clamped).`),
     },
     row: {
       paging: 'byte window: offset, next_offset, eof',
@@ -112,7 +113,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         ws,
         p,
         offset ?? 0,
-        Math.min(max_bytes ?? WORKSPACE_LIMITS.readFile.defaultBytes, WORKSPACE_LIMITS.readFile.maxBytes),
+        Math.min(max_bytes ?? window.defaultBytes, window.maxBytes),
         windowContentBytes,
       ),
   });
