@@ -1,10 +1,12 @@
 /**
- * `mcp-budget serve [--root DIR]`: the workspace MCP server over stdio. Started in a terminal
- * (stdin is a TTY) it says how to connect a client instead of waiting silently.
+ * `mcp-budget serve [--root DIR] [--max-request-bytes N]`: the workspace MCP server over stdio.
+ * Started in a terminal (stdin is a TTY) it says how to connect a client instead of waiting
+ * silently. Its stdio transport is ours (`BoundedStdioServerTransport`), not the SDK's: capped
+ * lines, an answer for every malformed request, and reading paused while answers pile up.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { BudgetOptions } from '../engine/limits.js';
 import { createWorkspaceServer } from '../server/create-server.js';
+import { BoundedStdioServerTransport, type BoundedStdioOptions } from '../transport/stdio-server.js';
 
 /** Quote for a POSIX shell: single quotes, with any single quote closed, escaped and reopened. */
 export function shellQuote(s: string): string {
@@ -26,15 +28,23 @@ export function connectHelp(root: string): string {
   ].join('\n');
 }
 
-export async function runServe(root: string, budget: BudgetOptions): Promise<void> {
+/** Options of {@link runServe}: the stdio transport's limits (and streams, for embedding). */
+export type ServeOptions = BoundedStdioOptions;
+
+/**
+ * Serve the workspace at `root` over stdio until the client goes: the transport closes once stdin
+ * has ended and every request read has been answered, or at once when stdout is closed (EPIPE).
+ */
+export async function runServe(root: string, budget: BudgetOptions, options: ServeOptions = {}): Promise<void> {
   const ws = await createWorkspaceServer(root, budget);
-  if (process.stdin.isTTY) process.stderr.write(connectHelp(ws.workspace.root));
-  const transport = new StdioServerTransport();
-  await ws.connect(transport);
+  const stdin = options.stdin ?? process.stdin;
+  if ((stdin as { isTTY?: boolean }).isTTY === true) (options.stderr ?? process.stderr).write(connectHelp(ws.workspace.root));
+  const transport = new BoundedStdioServerTransport(options);
   // The transport's own onclose belongs to the SDK and the decorator: listen on the server.
-  await new Promise<void>((resolve) => {
+  const closed = new Promise<void>((resolve) => {
     ws.server.server.onclose = resolve;
-    process.stdin.once('end', resolve);
   });
+  await ws.connect(transport);
+  await closed;
   await ws.close();
 }

@@ -10,6 +10,8 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The built CLI (`npm test` builds before running vitest). */
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const UPSTREAM = fileURLToPath(new URL('../fixtures/upstream-server.mjs', import.meta.url));
+/** `runServe` with transport options the CLI does not parse. */
+export const SERVE_WITH_OPTIONS = fileURLToPath(new URL('../fixtures/serve-with-options.mjs', import.meta.url));
 
 export interface Exit {
   code: number | null;
@@ -79,6 +81,16 @@ export class StdioPeer {
   /** Spawn `mcp-budget proxy [flags] -- node upstream-server.mjs`. */
   static proxy(flags: string[] = [], env: NodeJS.ProcessEnv = {}, upstream: string[] = [process.execPath, UPSTREAM]): StdioPeer {
     return new StdioPeer(process.execPath, [CLI, 'proxy', ...flags, '--', ...upstream], env);
+  }
+
+  /** Spawn `mcp-budget serve --root ROOT [flags]`. */
+  static serve(root: string, flags: string[] = [], env: NodeJS.ProcessEnv = {}): StdioPeer {
+    return new StdioPeer(process.execPath, [CLI, 'serve', '--root', root, ...flags], env);
+  }
+
+  /** Spawn the workspace server with transport options (`maxRequestBytes`, `maxInflight`, …). */
+  static serveWith(root: string, options: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): StdioPeer {
+    return new StdioPeer(process.execPath, [SERVE_WITH_OPTIONS, root, JSON.stringify(options)], env);
   }
 
   get pid(): number {

@@ -1,0 +1,346 @@
+/**
+ * A streaming scan of a JSON-RPC envelope's top level: which keys it has and the value of its
+ * top-level `id`, read from bytes in any chunking without holding the line. It tracks only
+ * depth, strings and escapes, so a nested `"id"` (inside `params`, `result`, an argument) is never
+ * taken for the envelope's. Used where a line is too long to parse whole: refusing an oversized
+ * request with the right id, and streaming a huge response whose id may be of any length.
+ *
+ * Like `JSON.parse`, the last top-level `id` wins. The scan is lenient: it does not validate the
+ * JSON, it only reads what a parser would read if the JSON were valid.
+ */
+import type { RequestId } from './request-ids.js';
+
+/** What the top level of a line turned out to be. */
+export type EnvelopeShape = 'empty' | 'object' | 'array' | 'other';
+
+/**
+ * The state of the top-level `id`: absent, read whole (`value` holds it), `null`, something that
+ * is not an id (object, array, boolean, bad JSON), or longer than the scan was allowed to hold.
+ */
+export type IdState = 'absent' | 'value' | 'null' | 'invalid' | 'too-long';
+
+/** What a scan learned, readable at any time (final once the line has ended). */
+export interface EnvelopeFacts {
+  shape: EnvelopeShape;
+  idState: IdState;
+  /** The id, when `idState` is `value` (a string, or a number as `JSON.parse` reads it). */
+  id: RequestId | undefined;
+  /** Top-level keys seen that classify a message. */
+  hasMethod: boolean;
+  hasResult: boolean;
+  hasError: boolean;
+}
+
+/** Longest raw key read at the top level: `"id"` with every character `\u`-escaped is 12 bytes. */
+const MAX_KEY_BYTES = 64;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+const enum At {
+  Start,
+  Key,
+  InKey,
+  Colon,
+  Value,
+  /** Inside a top-level string value. */
+  InString,
+  /** Inside a top-level scalar (number, true, false, null). */
+  InScalar,
+  /** Inside a container value; `depth` counts its nesting. */
+  Nested,
+  NestedString,
+  AfterValue,
+  Done,
+}
+
+/** Bytes that end a scalar. */
+function endsScalar(c: number): boolean {
+  return c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/**
+ * Feed bytes with `push`; read `facts` when the line is over. With `emit`, `push` also passes the
+ * bytes on with every top-level `id` value replaced by `0`, so that what follows (the budget) sees
+ * an id of constant size whatever the peer sent; the real id is put back from `facts`.
+ */
+export class EnvelopeScanner {
+  readonly facts: EnvelopeFacts = {
+    shape: 'empty',
+    idState: 'absent',
+    id: undefined,
+    hasMethod: false,
+    hasResult: false,
+    hasError: false,
+  };
+  private at = At.Start;
+  private escaped = false;
+  private depth = 0;
+  private key: number[] = [];
+  private keyTooLong = false;
+  /** The value being read belongs to a top-level `id`. */
+  private isId = false;
+  private idBytes: Buffer[] = [];
+  private idLength = 0;
+  private idOver = false;
+
+  /** @param maxIdBytes longest raw id held (longer ones are `too-long`). */
+  constructor(private readonly maxIdBytes: number) {}
+
+  /** The scan has nothing more to learn (the top level closed, or is not an object). */
+  get done(): boolean {
+    return this.at === At.Done;
+  }
+
+  push(chunk: Buffer, emit?: (piece: Buffer) => void): void {
+    this.chunk = chunk;
+    this.quoteAt = -2;
+    this.slashAt = -2;
+    let passFrom = 0;
+    let i = 0;
+    const n = chunk.length;
+    while (i < n && this.at !== At.Done) {
+      const c = chunk[i]!;
+      switch (this.at) {
+        case At.Start:
+          if (isSpace(c)) break;
+          if (c === 0x7b) {
+            this.facts.shape = 'object';
+            this.at = At.Key;
+          } else {
+            this.facts.shape = c === 0x5b ? 'array' : 'other';
+            this.at = At.Done;
+          }
+          break;
+        case At.Key:
+          if (c === QUOTE) {
+            this.at = At.InKey;
+            this.key = [];
+            this.keyTooLong = false;
+          } else if (c === 0x7d) {
+            this.at = At.Done;
+          }
+          break;
+        case At.InKey:
+          if (this.escaped) this.escaped = false;
+          else if (c === BACKSLASH) this.escaped = true;
+          else if (c === QUOTE) {
+            this.at = At.Colon;
+            break;
+          }
+          if (this.key.length < MAX_KEY_BYTES) this.key.push(c);
+          else this.keyTooLong = true;
+          break;
+        case At.Colon:
+          if (c === 0x3a) {
+            this.at = At.Value;
+            this.startValue(this.keyName());
+          }
+          break;
+        case At.Value:
+          if (isSpace(c)) break;
+          if (this.isId) {
+            if (emit !== undefined) {
+              if (i > passFrom) emit(chunk.subarray(passFrom, i));
+              emit(ZERO);
+            }
+            this.idBytes = [];
+            this.idLength = 0;
+            this.idOver = false;
+          }
+          if (c === QUOTE) {
+            this.at = At.InString;
+            this.collect(i, i + 1);
+            i++;
+          } else if (c === 0x7b || c === 0x5b) {
+            this.at = At.Nested;
+            this.depth = 1;
+            this.collect(i, i + 1);
+            i++;
+          } else {
+            this.at = At.InScalar;
+          }
+          continue;
+        case At.InString:
+        case At.Nested:
+        case At.NestedString: {
+          const end = this.at === At.InString ? this.scanString(i) : this.scanNested(i);
+          this.collect(i, end === -1 ? n : end);
+          if (end === -1) {
+            i = n;
+            continue;
+          }
+          i = end;
+          if (this.endValue()) passFrom = i;
+          continue;
+        }
+        case At.InScalar:
+          if (endsScalar(c)) {
+            if (this.endValue()) passFrom = i;
+            continue; // the delimiter is read again after the value
+          }
+          this.collect(i, i + 1);
+          break;
+        case At.AfterValue:
+          if (c === 0x2c) this.at = At.Key;
+          else if (c === 0x7d) this.at = At.Done;
+          break;
+      }
+      i++;
+    }
+    // Bytes of an id still being read are withheld; everything else is passed on.
+    if (emit !== undefined && !(this.isId && this.inValue()) && n > passFrom) emit(chunk.subarray(passFrom, n));
+    this.chunk = EMPTY;
+  }
+
+  /** The line is over: an id still being read (a number at the very end) is complete. */
+  end(): EnvelopeFacts {
+    if (this.isId && this.inValue()) {
+      if (this.at === At.InScalar) this.finishId();
+      else this.facts.idState = 'invalid'; // cut inside a string or container
+      this.isId = false;
+    }
+    return this.facts;
+  }
+
+  private chunk: Buffer = EMPTY;
+  /** Perf: the next quote and backslash in the chunk (-2: not looked for yet, -1: none left). */
+  private quoteAt = -2;
+  private slashAt = -2;
+
+  private inValue(): boolean {
+    return this.at === At.InString || this.at === At.InScalar || this.at === At.Nested || this.at === At.NestedString;
+  }
+
+  private keyName(): string | undefined {
+    if (this.keyTooLong) return undefined;
+    try {
+      return JSON.parse(`"${Buffer.from(this.key).toString('utf8')}"`) as string;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private startValue(name: string | undefined): void {
+    this.isId = name === 'id';
+    if (name === 'method') this.facts.hasMethod = true;
+    else if (name === 'result') this.facts.hasResult = true;
+    else if (name === 'error') this.facts.hasError = true;
+  }
+
+  /** Hold bytes of an id value, up to the cap. */
+  private collect(from: number, to: number): void {
+    if (!this.isId || this.idOver || to <= from) return;
+    this.idLength += to - from;
+    if (this.idLength > this.maxIdBytes) {
+      this.idOver = true;
+      this.idBytes = [];
+      return;
+    }
+    this.idBytes.push(Buffer.from(this.chunk.subarray(from, to)));
+  }
+
+  /** A value has just ended; true when it was an id (its bytes were withheld up to here). */
+  private endValue(): boolean {
+    const wasId = this.isId;
+    if (wasId) this.finishId();
+    this.isId = false;
+    this.at = At.AfterValue;
+    return wasId;
+  }
+
+  private finishId(): void {
+    const f = this.facts;
+    f.id = undefined;
+    if (this.idOver) {
+      f.idState = 'too-long';
+      return;
+    }
+    let v: unknown;
+    try {
+      v = JSON.parse(Buffer.concat(this.idBytes).toString('utf8'));
+    } catch {
+      f.idState = 'invalid';
+      return;
+    }
+    this.idBytes = [];
+    if (v === null) f.idState = 'null';
+    else if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) {
+      f.idState = 'value';
+      f.id = v;
+    } else f.idState = 'invalid';
+  }
+
+  /** In a string from `i`: the index just past its closing quote, or -1 when the chunk ends first. */
+  private scanString(i: number): number {
+    const chunk = this.chunk;
+    let j = i;
+    while (j < chunk.length) {
+      if (this.escaped) {
+        this.escaped = false;
+        j++;
+        continue;
+      }
+      const q = this.nextSpecial(j);
+      if (q === -1) return -1;
+      if (chunk[q] === BACKSLASH) {
+        this.escaped = true;
+        j = q + 1;
+        continue;
+      }
+      return q + 1;
+    }
+    return -1;
+  }
+
+  /** In a container value from `i`: the index just past its closing bracket, or -1. */
+  private scanNested(i: number): number {
+    const chunk = this.chunk;
+    let j = i;
+    while (j < chunk.length) {
+      if (this.at === At.NestedString) {
+        const end = this.scanString(j);
+        if (end === -1) return -1;
+        this.at = At.Nested;
+        j = end;
+        continue;
+      }
+      const c = chunk[j]!;
+      if (c === QUOTE) this.at = At.NestedString;
+      else if (c === 0x7b || c === 0x5b) this.depth++;
+      else if ((c === 0x7d || c === 0x5d) && --this.depth === 0) return j + 1;
+      j++;
+    }
+    return -1;
+  }
+
+  /** The next `"` or `\` at or after `from`, or -1; each is searched once per chunk position. */
+  private nextSpecial(from: number): number {
+    if (this.quoteAt !== -1 && this.quoteAt < from) this.quoteAt = this.chunk.indexOf(QUOTE, from);
+    if (this.slashAt !== -1 && this.slashAt < from) this.slashAt = this.chunk.indexOf(BACKSLASH, from);
+    const q = this.quoteAt;
+    const b = this.slashAt;
+    if (q === -1) return b;
+    if (b === -1) return q;
+    return q < b ? q : b;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+const ZERO = Buffer.from('0');
+
+/**
+ * What to do with a line refused for its size, from its top level: a request (or anything that
+ * cannot be classified) is answered with an error under its id, or `null` when the id cannot be
+ * read; a notification or a response is never answered (JSON-RPC forbids it), only reported.
+ */
+export function refusalTarget(facts: EnvelopeFacts): { answer: true; id: RequestId | null } | { answer: false; kind: 'notification' | 'response' } {
+  if (facts.shape === 'object') {
+    if (facts.hasMethod && facts.idState === 'absent') return { answer: false, kind: 'notification' };
+    if (!facts.hasMethod && (facts.hasResult || facts.hasError) && facts.idState !== 'absent') return { answer: false, kind: 'response' };
+  }
+  return { answer: true, id: facts.shape === 'object' && facts.idState === 'value' ? facts.id! : null };
+}

@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EnvelopeScanner, refusalTarget, type EnvelopeFacts } from '../../src/transport/envelope-scan.js';
+
+/** Scan `line` cut into pieces of `size` bytes; returns the facts and the substituted bytes. */
+function scan(line: string | Buffer, size: number, maxIdBytes = 1 << 20): { facts: EnvelopeFacts; out: string } {
+  const bytes = typeof line === 'string' ? Buffer.from(line) : line;
+  const s = new EnvelopeScanner(maxIdBytes);
+  const out: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += size) s.push(bytes.subarray(at, at + size), (p) => out.push(Buffer.from(p)));
+  return { facts: s.end(), out: Buffer.concat(out).toString('utf8') };
+}
+
+const SIZES = [1, 2, 3, 7, 64, 1 << 20];
+
+/** Id values written in many ways (JSON text of the value). */
+const ID_TEXTS = [
+  '0', '1', '-1', '42', '1e3', '1.5', '9007199254740993', '"1"', '""', '"a b"', '"\\"id\\":9"', '"\\u0069d"',
+  '"}]{["', '"\\\\"', '"é漢🙂"', `"${'x'.repeat(5000)}"`, '123456789012345678901234567890',
+];
+
+/** Envelopes that hide other `"id"`s where a naive search would find them first. */
+function envelopes(idText: string): string[] {
+  return [
+    `{"jsonrpc":"2.0","id":${idText},"method":"tools/call","params":{"name":"t","arguments":{"id":7}}}`,
+    `{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"id":7,"x":[{"id":8}]}},"id":${idText}}`,
+    `{"params":{"id":"nested"},"note":"\\"id\\":5","id" : ${idText} ,"method":"m"}`,
+    `{"id":999,"method":"m","id":${idText}}`,
+    `  {"\\u0069\\u0064":${idText},"method":"m","params":{"s":"{\\"id\\":1}"}}`,
+    `{"method":"m","params":[{"id":1},"]}",{"a":{"id":2}}],"id":${idText}}`,
+  ];
+}
+
+describe('EnvelopeScanner', () => {
+  it('envelope-scan: reads the top-level id JSON.parse reads, never a nested one, at every chunk size', () => {
+    for (const idText of ID_TEXTS) {
+      for (const line of envelopes(idText)) {
+        const want = (JSON.parse(line) as { id: unknown }).id;
+        for (const size of SIZES) {
+          const { facts, out } = scan(line, size);
+          expect(facts.shape).toBe('object');
+          expect(facts.idState, `${line} @${size}`).toBe('value');
+          expect(facts.id, `${line} @${size}`).toStrictEqual(want);
+          expect(facts.hasMethod).toBe(true);
+          // The substituted stream is the same document with every top-level id replaced by 0.
+          expect(JSON.parse(out)).toStrictEqual({ ...(JSON.parse(line) as object), id: 0 });
+        }
+      }
+    }
+  });
+
+  it('envelope-scan: absent, null, invalid and too-long ids, and non-object lines', () => {
+    const cases: [string, Partial<EnvelopeFacts>][] = [
+      ['{"jsonrpc":"2.0","method":"notifications/x","params":{"id":1}}', { idState: 'absent', hasMethod: true }],
+      ['{"jsonrpc":"2.0","id":null,"method":"m"}', { idState: 'null' }],
+      ['{"id":{"a":1},"method":"m"}', { idState: 'invalid' }],
+      ['{"id":[1],"method":"m"}', { idState: 'invalid' }],
+      ['{"id":true,"method":"m"}', { idState: 'invalid' }],
+      [`{"id":"${'y'.repeat(300)}","method":"m"}`, { idState: 'too-long' }],
+      ['{"method":"m","id":"unterminated', { idState: 'invalid' }],
+      ['{"method":"m","id":12', { idState: 'value', id: 12 }],
+      ['{"id":3,"result":{"id":4}}', { idState: 'value', id: 3, hasResult: true, hasMethod: false }],
+      ['[{"id":1,"method":"m"}]', { shape: 'array', idState: 'absent' }],
+      ['"id"', { shape: 'other', idState: 'absent' }],
+      ['', { shape: 'empty' }],
+    ];
+    for (const [line, want] of cases) {
+      for (const size of SIZES) expect(scan(line, size, 256).facts, `${line} @${size}`).toMatchObject(want);
+    }
+  });
+
+  it('envelope-scan: agrees with JSON.parse on generated envelopes (ids and params of any shape)', () => {
+    const id = fc.oneof(fc.integer(), fc.string(), fc.string({ unit: 'binary' }), fc.double({ noNaN: true, noDefaultInfinity: true }));
+    fc.assert(
+      fc.property(id, fc.jsonValue(), fc.boolean(), fc.integer({ min: 1, max: 50 }), (idValue, params, idLast, size) => {
+        const env = idLast ? { jsonrpc: '2.0', method: 'm', params, id: idValue } : { jsonrpc: '2.0', id: idValue, method: 'm', params };
+        const line = JSON.stringify(env, null, size % 3 === 0 ? 1 : undefined);
+        const { facts } = scan(line, size);
+        expect(facts.idState).toBe('value');
+        expect(facts.id).toStrictEqual((JSON.parse(line) as { id: unknown }).id);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('envelope-scan: refusalTarget answers requests and unreadable lines, never notifications or responses', () => {
+    const target = (line: string) => refusalTarget(scan(line, 5, 64).facts);
+    expect(target('{"id":"a","method":"m","params":{"id":1}}')).toEqual({ answer: true, id: 'a' });
+    expect(target('{"method":"m","params":{"id":1}}')).toEqual({ answer: false, kind: 'notification' });
+    expect(target('{"id":1,"result":{}}')).toEqual({ answer: false, kind: 'response' });
+    expect(target('{"id":1,"error":{"code":1}}')).toEqual({ answer: false, kind: 'response' });
+    expect(target('[{"id":1}]')).toEqual({ answer: true, id: null });
+    expect(target('{"id":null,"method":"m"}')).toEqual({ answer: true, id: null });
+    expect(target(`{"id":"${'z'.repeat(100)}","method":"m"}`)).toEqual({ answer: true, id: null });
+    expect(target('not json')).toEqual({ answer: true, id: null });
+  });
+});
