@@ -1,15 +1,20 @@
 /**
  * Glob search (src/fs/search.ts): a required query, refused `..` and absolute patterns, the walk
  * stopped at limit+1 (the first page of a 50k-file tree costs a small fraction of a full walk),
- * signed cursors bound to query and path, and symlinked directories never traversed.
+ * signed cursors bound to query and path, and confinement: a pattern whose static base passes
+ * through a symlink reveals nothing (no names, and the same answer for an existing and a missing
+ * name behind the link), symlinked directories are never entered, many generated variants match
+ * only regular files inside the root, and a directory exchanged with a link out while searches run
+ * never yields an outside name. Cursor walks and caps are in glob-walk.test.ts.
  */
-import { closeSync, mkdirSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
 import { CursorCodec } from '../../src/fs/cursor.js';
 import { MAX_QUERY_BYTES, checkQuery, searchFiles, type SearchPage } from '../../src/fs/search.js';
 import { tempTree } from '../helpers/fs-tree.js';
+import { exchanger, startSwapper } from '../helpers/swapper.js';
 
 const DIRS = 500;
 const PER_DIR = 100; // 50k files under `wide/`
@@ -61,6 +66,22 @@ beforeAll(async () => {
   symlinkSync('loop', join(root, 'links', 'loop'));
   mkdirSync(join(root, '..dots'));
   writeFileSync(join(root, '..dots', 'x..txt'), '');
+  // confinement: `conf/link` and `conf/tree/sublink` lead out; `race/dir` is exchanged with `race/link`
+  mkdirSync(join(outside, 'sub'));
+  writeFileSync(join(outside, 'sub', 'x'), 'S');
+  for (let i = 0; i < 20; i++) writeFileSync(join(outside, `n${i}.txt`), 'S');
+  mkdirSync(join(root, 'conf', 'a', 'sub'), { recursive: true });
+  writeFileSync(join(root, 'conf', 'a', 'in.txt'), '');
+  writeFileSync(join(root, 'conf', 'a', 'sub', 'x'), '');
+  symlinkSync(outside, join(root, 'conf', 'link'));
+  mkdirSync(join(root, 'conf', 'tree', 'real'), { recursive: true });
+  writeFileSync(join(root, 'conf', 'tree', 'real', 'ok.txt'), '');
+  symlinkSync(outside, join(root, 'conf', 'tree', 'sublink'));
+  symlinkSync(join(outside, 'secret.txt'), join(root, 'conf', 'tree', 'filelink.txt'));
+  mkdirSync(join(root, 'race', 'dir', 'nested'), { recursive: true });
+  writeFileSync(join(root, 'race', 'dir', 'in.txt'), '');
+  writeFileSync(join(root, 'race', 'dir', 'nested', 'in.txt'), '');
+  symlinkSync(outside, join(root, 'race', 'link'));
   ws = await Workspace.open(root);
 }, 60_000);
 
@@ -202,4 +223,115 @@ describe('symlinks', () => {
       expect(page.matches, q).toEqual([]);
     }
   });
+});
+
+/** A page without its `query` (two queries' answers are compared). */
+const answer = (p: SearchPage): Omit<SearchPage, 'query'> => ({ ...p, query: undefined }) as Omit<SearchPage, 'query'>;
+
+/** Every match is a regular file inside the root, reached without a link, and not an outside name. */
+function expectInside(page: SearchPage, q: string): void {
+  const base = page.path === '.' ? root : join(root, page.path);
+  for (const m of page.matches) {
+    expect(m, q).not.toMatch(/secret|^n\d+\.txt$|\/n\d+\.txt$/);
+    const abs = join(base, m);
+    expect(lstatSync(abs).isFile(), `${q} → ${m}`).toBe(true);
+    expect(realpathSync(abs), `${q} → ${m}`).toBe(abs); // no link on the way
+  }
+}
+
+describe('confinement of the static base', () => {
+  it('a base through a symlink reveals no name behind it', async () => {
+    for (const q of ['link/**', 'link/*.txt', '{a,link}/**', 'link/sub/x', 'link/*', 'link/**/*', '{link,a}/*/*', 'link/n1.txt', '*/sub/x']) {
+      const page = await search(q, 'conf', 200);
+      expectInside(page, q);
+      expect(page.matches.some((m) => m.startsWith('link/')), q).toBe(false);
+    }
+    expect((await search('{a,link}/**', 'conf', 200)).matches.sort()).toEqual(['a/in.txt', 'a/sub/x']);
+  });
+
+  it('no existence oracle: an existing and a missing name behind a link get the same answer', async () => {
+    const pairs: [string, string][] = [
+      ['link/secret.txt', 'link/missing.txt'],
+      ['link/deep/secret.txt', 'link/deep/missing.txt'],
+      ['link/deep', 'link/nodir'],
+      ['link/deep/*', 'link/nodir/*'],
+      ['link/*/secret.txt', 'link/*/missing.txt'],
+      ['{a,link}/secret.txt', '{a,link}/missing.txt'],
+      ['link/sub/x', 'link/sub/y'],
+      ['link/**/secret.txt', 'link/**/missing.txt'],
+      ['tree/sublink/secret.txt', 'tree/sublink/missing.txt'],
+      ['tree/*/deep/secret.txt', 'tree/*/deep/missing.txt'],
+    ];
+    for (const [there, missing] of pairs) {
+      for (const [q, path] of [[there, 'conf'], [missing, 'conf'], [`conf/${there}`, undefined], [`conf/${missing}`, undefined]] as const) {
+        expect((await search(q, path)).matches, q).toEqual([]);
+      }
+      expect(answer(await search(there, 'conf')), there).toEqual(answer(await search(missing, 'conf')));
+      expect(answer(await search(`conf/${there}`)), there).toEqual(answer(await search(`conf/${missing}`)));
+    }
+  });
+
+  it('symlinked subdirectories are never entered and symlinks are never listed', async () => {
+    const page = await search('**', 'conf/tree', 200);
+    expect(page.matches).toEqual(['real/ok.txt']);
+    expect((await search('**/*.txt', 'conf', 200)).matches.sort()).toEqual(['a/in.txt', 'tree/real/ok.txt']);
+  });
+
+  it('generated variants match only regular files inside the root', async () => {
+    const heads = ['', 'link/', '{a,link}/', '{link,x}/', '*/', '**/', 'l*/', '[l]ink/', '@(link)/', '+(link|a)/', './link/', 'link//', 'tree/', 'tree/*/', '{tree/sublink,a}/', '{,tree/}sublink/'];
+    const tails = ['*', '**', '**/*', 'secret.txt', '*.txt', 'deep/*', 'deep/secret.txt', '{deep,sub}/**', '**/secret*', 'sub/x', 'n?.txt', '{n1,n2}.txt', '*/*'];
+    let ran = 0;
+    for (const h of heads) {
+      for (const t of tails) {
+        for (const [q, path] of [[h + t, 'conf'], [`conf/${h}${t}`, undefined]] as const) {
+          let page: SearchPage;
+          try {
+            page = await search(q, path, 200);
+          } catch (e) {
+            expect((e as WorkspaceError).code, q).toMatch(/^(PATH_ESCAPES_ROOT|INVALID_PARAMS)$/);
+            continue;
+          }
+          expectInside(page, q);
+          ran++;
+        }
+      }
+    }
+    expect(ran).toBeGreaterThan(heads.length * tails.length);
+  });
+});
+
+describe('a directory exchanged with a link out while searches run', () => {
+  const RACE_MS = 3000;
+  const INSIDE_NAMES = new Set(['in.txt', 'nested/in.txt', 'dir/in.txt', 'dir/nested/in.txt', 'link/in.txt', 'link/nested/in.txt']);
+
+  it('yields no outside name over thousands of calls', async (ctx) => {
+    const cmd = exchanger(tree.dir); // built at test time; skipped without a compiler or python3
+    if (cmd === undefined) ctx.skip();
+    const swapper = await startSwapper(cmd!, join(root, 'race', 'dir'), join(root, 'race', 'link'), RACE_MS);
+    const queries: [string, string | undefined][] = [
+      ['dir/**', 'race'], ['dir/*.txt', 'race'], ['*/**', 'race'], ['**/secret.txt', 'race'], ['dir/deep/secret.txt', 'race'],
+      ['{dir,link}/**', 'race'], ['**', 'race/dir'], ['*', 'race/dir'], ['race/dir/sub/x', undefined], ['race/*/n1.txt', undefined],
+    ];
+    let calls = 0;
+    let hits = 0;
+    const refused: Record<string, number> = {};
+    while (swapper.running()) {
+      for (const [q, path] of queries) {
+        calls++;
+        try {
+          const page = await search(q, path, 200);
+          hits += page.matches.length;
+          for (const m of page.matches) expect(INSIDE_NAMES.has(m.replace(/^race\//, '')), `${q} @ ${path} → ${m}`).toBe(true);
+        } catch (e) {
+          expect(e).toBeInstanceOf(WorkspaceError);
+          const code = (e as WorkspaceError).code;
+          expect(code, (e as Error).message).toMatch(/^(PATH_ESCAPES_ROOT|NOT_FOUND|NOT_A_DIRECTORY)$/); // `path` opened as the link
+          refused[code] = (refused[code] ?? 0) + 1;
+        }
+      }
+    }
+    expect(await swapper.done).toBeGreaterThan(1000);
+    expect(calls).toBeGreaterThan(1000);
+    expect(hits).toBeGreaterThan(0); // the searches did find the inside files between exchanges
+  }, 30_000);
 });

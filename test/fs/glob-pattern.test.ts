@@ -1,0 +1,96 @@
+/**
+ * The compiled query (src/fs/glob-pattern.ts): brace expansion and its cap, alternatives that
+ * climb or are absolute refused, negation refused, literal lookups only where every alternative
+ * names a literal, and the pruning automaton never keeps the walk from a path picomatch accepts
+ * (a property over generated patterns and paths).
+ */
+import fc from 'fast-check';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { WorkspaceError } from '../../src/fs/errors.js';
+import { GlobPlan, MAX_GLOB_ALTERNATIVES, expandBraces } from '../../src/fs/glob-pattern.js';
+
+const picomatch = createRequire(import.meta.url)('picomatch') as (g: string, o: { dot: boolean }) => (p: string) => boolean;
+
+function codeOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(WorkspaceError);
+    return (e as WorkspaceError).code;
+  }
+  throw new Error('expected a WorkspaceError');
+}
+
+/** Whether the automaton lets the walk reach `path` and consider it a candidate file. */
+function reaches(plan: GlobPlan, path: string): boolean {
+  const segs = path.split('/');
+  let states = plan.initial;
+  for (const d of segs.slice(0, -1)) {
+    states = plan.stepDir(states, d);
+    if (states.length === 0) return false;
+  }
+  return plan.fileMayMatch(states, segs[segs.length - 1]!);
+}
+
+describe('glob-pattern: braces', () => {
+  it('expands lists (nested, escaped, in brackets) and leaves ranges and single items', () => {
+    expect(expandBraces('{a,b}/{c,d}', 64)).toEqual(['a/c', 'a/d', 'b/c', 'b/d']);
+    expect(expandBraces('x{a,{b,c}}y', 64)).toEqual(['xay', 'xby', 'xcy']);
+    expect(expandBraces('{1..3}/{x}', 64)).toEqual(['{1..3}/{x}']);
+    expect(expandBraces('\\{a,b}', 64)).toEqual(['\\{a,b}']);
+    expect(expandBraces('[{]a,b}', 64)).toEqual(['[{]a,b}']);
+    expect(expandBraces('{a/b,c}/*', 64)).toEqual(['a/b/*', 'c/*']);
+    expect(expandBraces('{a,b}'.repeat(7), MAX_GLOB_ALTERNATIVES)).toBeNull();
+  });
+
+  it('an alternative that climbs or is absolute is refused; a leading `!` is refused', () => {
+    for (const q of ['.{.,}/x', '{/etc,z}/x', 'a/{.,}./b', '{x,/}*']) expect(codeOf(() => GlobPlan.compile(q)), q).toBe('PATH_ESCAPES_ROOT');
+    expect(codeOf(() => GlobPlan.compile('!*.ts'))).toBe('INVALID_PARAMS');
+    expect(() => GlobPlan.compile('!(a).ts')).not.toThrow();
+  });
+
+  it('too many alternatives still search, pruned only up to the first brace', () => {
+    const plan = GlobPlan.compile(`src/${'{a,b}'.repeat(7)}/x`);
+    expect(reaches(plan, 'src/abababa/x')).toBe(true);
+    expect(plan.stepDir(plan.initial, 'lib')).toEqual([]);
+  });
+});
+
+describe('glob-pattern: pruning', () => {
+  it('`src/**/*.ts` never leaves `src`, and literal names are looked up', () => {
+    const plan = GlobPlan.compile('src/**/*.ts');
+    expect(plan.literalNames(plan.initial)).toEqual([Buffer.from('src')]);
+    expect(plan.stepDir(plan.initial, 'lib')).toEqual([]);
+    const inSrc = plan.stepDir(plan.initial, 'src');
+    expect(plan.literalNames(inSrc)).toBeNull();
+    expect(plan.stepDir(inSrc, '.git')).toEqual([]); // dot: false
+    expect(plan.fileMayMatch(plan.initial, 'x.ts')).toBe(false);
+    const both = GlobPlan.compile('{b,a}/x/{d,c}.txt');
+    expect(both.literalNames(both.initial)).toEqual([Buffer.from('a'), Buffer.from('b')]);
+    expect(GlobPlan.compile('{a,*}/x').literalNames(GlobPlan.compile('{a,*}/x').initial)).toBeNull();
+  });
+
+  it('property: whatever picomatch accepts, the automaton reaches', () => {
+    const seg = fc.constantFrom('a', 'b', '.a', '*', '**', '?', 'a*', '*b', '{a,b}', '{a,.a}', '[ab]', '@(a|b)', '{a/b,c}', '{1..3}', '1', '+(a|b)', 'a\\*', '{,a}');
+    const name = fc.constantFrom('a', 'b', '.a', 'ab', 'ba', '1', '2', 'c', 'a*', '');
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.array(seg, { minLength: 1, maxLength: 4 }), fc.array(name.filter((n) => n !== ''), { minLength: 1, maxLength: 4 }), (segs, names) => {
+        const q = segs.join('/');
+        const path = names.join('/');
+        if (!picomatch(q, { dot: false })(path)) return true;
+        let plan: GlobPlan;
+        try {
+          plan = GlobPlan.compile(q);
+        } catch (e) {
+          return (e as WorkspaceError).code === 'PATH_ESCAPES_ROOT'; // `{,a}/x` expands to `/x`: refused, nothing walked
+        }
+        accepted++;
+        return reaches(plan, path);
+      }),
+      { numRuns: 20_000, interruptAfterTimeLimit: 5_000 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  });
+});
