@@ -443,3 +443,30 @@ describe('links planted between the check and the write', () => {
     }
   });
 });
+
+describe('what seeding never touches', () => {
+  it('no write under a `.git` component in any case, anywhere on the path; the batch writes nothing', async () => {
+    mkdirSync(join(root, '.git'));
+    const spellings = ['.git', '.GIT', '.Git', '.gIT'];
+    const paths = spellings.flatMap((g) => [`${g}/config`, `${g}/hooks/pre-commit`, `sub/${g}/config`, `a/b/${g}/info/attributes`, g]);
+    for (const path of paths) {
+      await refusedUnchanged([{ path: 'ok.txt', content: 'fine' }, { path, content: '[core]\n\thooksPath = /tmp/evil\n' }], true, 'INVALID_PATH');
+    }
+    // names that merely contain `.git` are ordinary files
+    const r = await seedFiles(ws, ['.gitignore', '.git2/x', 'x.git', '.gitkeep'].map((path) => ({ path, content: 'x' })), false);
+    expect(r.written).toBe(4);
+  });
+
+  it('overwriting a name that is a hard link to an outside file replaces the name and leaves the outside file unchanged', async () => {
+    const { linkSync } = await import('node:fs');
+    for (let i = 0; i < 5; i++) {
+      const victim = join(outside, `victim-${i}.txt`);
+      writeFileSync(victim, 'OUTSIDE');
+      linkSync(victim, join(root, `hard-${i}.txt`));
+      await seedFiles(ws, [{ path: `hard-${i}.txt`, content: 'new content' }], true);
+      expect(readFileSync(victim, 'utf8')).toBe('OUTSIDE');
+      expect(readFileSync(join(root, `hard-${i}.txt`), 'utf8')).toBe('new content');
+      expect(statSync(join(root, `hard-${i}.txt`)).ino).not.toBe(statSync(victim).ino);
+    }
+  });
+});
