@@ -10,9 +10,9 @@
  * strings for reads, which a concurrent swap can race, and refuses every mutation
  * (`UNSUPPORTED_PLATFORM`). `specs/threat-model.md` states this.
  */
-import { constants, lstatSync, type Dir } from 'node:fs';
+import { constants, type Dir } from 'node:fs';
 import { lstat, open, opendir, realpath, type FileHandle } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import { WorkspaceError, fsError } from './errors.js';
 
 export { WorkspaceError, fsError, type WorkspaceErrorCode } from './errors.js';
@@ -62,21 +62,21 @@ export class DirHandle {
     readonly rel: string,
     readonly dev: number,
     readonly ino: number,
-    /** Host path the handle was reached by (fallback platforms only). */
-    private readonly fallbackAbs: string | undefined,
+    /** Host path the handle was reached by (fallback platforms only; bytes for raw names). */
+    private readonly fallbackAbs: string | Buffer | undefined,
   ) {}
 
   /** A path naming `name` inside this open directory (Linux: through `/proc/self/fd`). */
   at(name: EntryName): string | Buffer {
     checkName(name);
     const base = this.fallbackAbs ?? `/proc/self/fd/${this.handle.fd}`;
-    if (typeof name === 'string') return `${base}/${name}`;
-    return Buffer.concat([Buffer.from(`${base}/`), name]);
+    if (typeof name === 'string' && typeof base === 'string') return `${base}/${name}`;
+    return Buffer.concat([Buffer.from(base), Buffer.from('/'), Buffer.from(name)]);
   }
 
   /** A path naming this directory itself (for `opendir`). */
   get self(): string {
-    return this.fallbackAbs ?? `/proc/self/fd/${this.handle.fd}`;
+    return (this.fallbackAbs as string | undefined) ?? `/proc/self/fd/${this.handle.fd}`;
   }
 
   /** Relative path of a child. */
@@ -96,8 +96,7 @@ export class DirHandle {
     }
     try {
       const st = await h.stat();
-      const abs = this.fallbackAbs === undefined ? undefined : join(this.fallbackAbs, String(name));
-      return new DirHandle(h, this.childRel(name), st.dev, st.ino, abs);
+      return new DirHandle(h, this.childRel(name), st.dev, st.ino, this.fallbackAbs === undefined ? undefined : path);
     } catch (e) {
       await h.close();
       throw e;
@@ -204,16 +203,6 @@ export class Workspace {
     }
   }
 
-  /** Synchronous form of `checkRoot` as a boolean (for diagnostics). */
-  rootIntact(): boolean {
-    try {
-      const st = lstatSync(this.root);
-      return st.isDirectory() && st.dev === this.rootDev && st.ino === this.rootIno;
-    } catch {
-      return false;
-    }
-  }
-
   /** Refuse a mutation where the gate cannot confine it by descriptors. */
   requireDescriptorConfinement(what: string): void {
     if (!this.descriptorConfined) {
@@ -247,35 +236,6 @@ export class Workspace {
       throw new WorkspaceError('PATH_ESCAPES_ROOT', `\`path\` may not contain \`..\` segments, got ${JSON.stringify(path)}`);
     }
     return parts;
-  }
-
-  /**
-   * @deprecated String-based checks kept only until search moves to the gate; do not use (a
-   * checked string can be swapped before it is opened). Removed with the search rewrite.
-   */
-  contains(real: string): boolean {
-    return real === this.root || real.startsWith(this.root.endsWith('/') ? this.root : this.root + '/');
-  }
-
-  /** @deprecated See `contains`. */
-  async resolve(path: string | undefined): Promise<{ abs: string; rel: string }> {
-    const parts = this.segments(path);
-    let real: string;
-    try {
-      real = await realpath(join(this.root, ...parts));
-    } catch (e) {
-      throw fsError(e, path);
-    }
-    if (!this.contains(real)) throw new WorkspaceError('PATH_ESCAPES_ROOT', `${JSON.stringify(path)} resolves outside the workspace root`);
-    return { abs: real, rel: real === this.root ? '.' : real.slice(this.root.length + 1) };
-  }
-
-  /** @deprecated See `contains`. */
-  async resolveDirectory(path: string | undefined): Promise<{ abs: string; rel: string; dev: number; ino: number }> {
-    const d = await this.openDir(path);
-    await d.close();
-    const r = await this.resolve(path);
-    return { ...r, dev: d.dev, ino: d.ino };
   }
 
   /** The root as an open directory handle (a new descriptor; close it when done). */
