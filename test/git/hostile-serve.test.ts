@@ -6,7 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/cli.js';
 import { git } from '../helpers/git-repo.js';
 import { callErr, callOk, connectClient, serveTransport, type Connected } from '../helpers/mcp-stdio.js';
@@ -49,10 +49,12 @@ beforeAll(() => {
   ensureBuilt();
 });
 
-afterAll(async () => {
-  for (const c of conns) await c.close().catch(() => undefined);
-  cleanup(dirs);
-});
+afterEach(async () => {
+  // Servers are closed after each test: many open at once slow a loaded machine's teardown.
+  for (const c of conns.splice(0)) await c.close().catch(() => undefined);
+}, 30_000);
+
+afterAll(() => cleanup(dirs));
 
 describe('serve: confinement', () => {
   it('a root inside a parent repository: NOT_A_REPOSITORY from every git tool, the parent untouched', async () => {
