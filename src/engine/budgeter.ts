@@ -24,6 +24,7 @@ import {
   type ReportMark,
 } from './report.js';
 import { cutString, escapeContent, escapedLength, mirrorLength, utf8Length } from './wire.js';
+import { Base64Check, looksOpaque, scalarType, ShapeTracker, type JsonType } from './shapes.js';
 
 export type { RootKind } from './roles.js';
 export { exemptKey } from './roles.js';
@@ -51,6 +52,17 @@ interface Frame {
   abandoned: boolean;
   tx: Tx | undefined;
   mirror: boolean;
+  /** Members kept so far, for a block or an embedded resource (checked against its shape on close). */
+  shape: ShapeTracker | undefined;
+  /** The first bound that cut something inside this block (names the drop of an invalid block). */
+  cutKind: BudgetKind | undefined;
+  /** Inside `structuredContent`: `data` and `blob` strings there are opaque. */
+  inStructure: boolean;
+  /**
+   * A block that does not fit, or its `_meta`, read only far enough to tell whether it is the
+   * notice of an earlier pass (dropped silently) or a block to report as omitted when it closes.
+   */
+  probe: 'block' | 'meta' | undefined;
 }
 
 interface Str {
@@ -65,6 +77,10 @@ interface Str {
   first: number;
   contentStart: number;
   pin: Mark | undefined;
+  /** Validity of a base64 member (`data`, `blob`), checked as it streams. */
+  b64: Base64Check | undefined;
+  /** The value of a block's `type`, collected (it is bounded by `maxStringBytes`). */
+  value: string | undefined;
 }
 
 interface Candidate {
@@ -121,6 +137,10 @@ export class Budgeter {
   private metaWrapperReserved = true;
   /** The result's own `_meta`: not seen, open, closed with no kept member, or closed with some. */
   private ownMeta: 'none' | 'open' | 'empty' | 'members' = 'none';
+  /** A probed block turned out to be an earlier pass's notice. */
+  private probeNotice = false;
+  /** Index in `frames` of the open content block, or -1. */
+  private openBlockAt = -1;
 
   constructor(
     private readonly limits: ResolvedLimits,
@@ -183,6 +203,8 @@ export class Budgeter {
 
   private omit(kind: BudgetKind, at = this.frames.length - 1): void {
     if (this.base < 0 || at < this.base) return; // outside the bounded root: nothing to report
+    const ob = this.openBlockAt;
+    if (ob >= 0 && at >= ob && this.frames[ob]!.cutKind === undefined) this.frames[ob]!.cutKind = kind;
     this.report.add(kind, () => this.pointer(at));
   }
 
@@ -197,12 +219,25 @@ export class Budgeter {
 
   // ---------------------------------------------------------------- roles
 
-  private childRole(parent: Frame, container: Container): Role | 'drop' {
+  private childRole(parent: Frame, container: Container): Role | 'drop' | 'invalid' {
     return childRole(parent.role, parent.key, container);
   }
 
   private strKind(parent: Frame): StrKind {
-    return strKind(parent.role, parent.key);
+    const kind = strKind(parent.role, parent.key);
+    if (kind === 'generic' && parent.inStructure && !parent.array && (parent.key === 'data' || parent.key === 'blob')) return 'opaque';
+    return kind;
+  }
+
+  /** Note a kept member of a block or resource, for the shape check when it closes. */
+  private noteMember(parent: Frame, type: JsonType): void {
+    if (parent.shape !== undefined) parent.shape.note(parent.key, type);
+  }
+
+  /** The value is dropped by its role: a field of the wrong type, or a content item that is no block. */
+  private dropRole(role: 'drop' | 'invalid'): false {
+    this.omit(role === 'drop' ? 'top_level_field' : 'invalid_block');
+    return false;
   }
 
   private startsCapture(parent: Frame): boolean {
@@ -239,16 +274,21 @@ export class Budgeter {
   private abandonBlock(kind: BudgetKind | undefined): false {
     let b = this.frames.length - 1;
     while (b >= 0 && this.frames[b]!.role !== 'block') b--;
-    const block = this.frames[b]!;
+    for (let i = b; i < this.frames.length; i++) this.frames[i]!.abandoned = true;
+    return this.dropBlock(this.frames[b]!, b - 1, kind);
+  }
+
+  /** Roll the output back to the start of `block` (a child of `frames[parentAt]`) and record it once. */
+  private dropBlock(block: Frame, parentAt: number, kind: BudgetKind | undefined): false {
     const tx = block.tx!;
     this.out.rollback(tx.mark);
     this.report.rollback(tx.report);
     this.textUsed = tx.textUsed;
     this.candidate = tx.candidate;
-    this.frames[b - 1]!.kept = tx.parentKept;
-    for (let i = b; i < this.frames.length; i++) this.frames[i]!.abandoned = true;
+    this.frames[parentAt]!.kept = tx.parentKept;
     this.str = undefined;
-    if (kind !== undefined) this.omit(kind, b - 1);
+    this.openBlockAt = -1;
+    if (kind !== undefined) this.omit(kind, parentAt);
     if (kind === 'result_bytes') this.exhausted = true;
     return false;
   }
@@ -270,16 +310,21 @@ export class Budgeter {
     }
     const parent = this.top;
     if (parent === undefined) return this.openRoot(array);
+    if (parent.role === 'block' && parent.key === '_meta' && !array && !(parent.abandoned && parent.probe === undefined)) {
+      // A block's `_meta` that cannot be written may still mark the block as an earlier notice.
+      if (parent.probe !== undefined || parent.closed !== undefined || this.exhausted || this.cost(this.prefix(parent)) + 2 > this.room()) {
+        this.pushProbe('meta');
+        return true;
+      }
+    }
     if (parent.abandoned && !parent.array) return false;
     if (this.startsCapture(parent)) return this.beginCapture(array);
     const role = this.childRole(parent, array ? 'array' : 'object');
     // The result's own `_meta` will hold the report: it opens on the reserved wrapper bytes.
     const ownMeta = role === 'meta' && this.metaWrapperReserved;
-    if (!this.gate(parent, ownMeta)) return false;
-    if (role === 'drop') {
-      this.omit('top_level_field');
-      return false;
-    }
+    // A block is let past a spent budget only to be probed for an earlier notice (below).
+    if (!this.gate(parent, ownMeta || role === 'block')) return false;
+    if (role === 'drop' || role === 'invalid') return this.dropRole(role);
     const depth = parent.depth + 1;
     if (depth > this.limits.maxDepth) {
       if (parent.array) return this.omitAndClose('depth');
@@ -289,9 +334,13 @@ export class Budgeter {
     const mark = role === 'block' ? this.out.mark() : undefined;
     const pre = this.prefix(parent);
     if (ownMeta) this.metaWrapperReserved = false;
-    if (this.cost(pre) + 2 > this.room()) {
+    if ((role === 'block' && this.exhausted) || this.cost(pre) + 2 > this.room()) {
       if (ownMeta) this.metaWrapperReserved = true;
       if (mark !== undefined) this.out.release(mark);
+      if (role === 'block') {
+        this.pushProbe('block');
+        return true;
+      }
       return this.omitAndClose('result_bytes');
     }
     const outside = parent.role === 'envelope';
@@ -314,8 +363,12 @@ export class Budgeter {
     }
     if (this.mirror !== undefined) this.mirror.open++;
     this.closing++;
-    const f = this.push(array, role as Role, depth);
+    this.noteMember(parent, array ? 'array' : 'object');
+    const f = this.push(array, role, depth);
     f.mirror = mirror;
+    f.inStructure = role === 'structure' || parent.inStructure;
+    if (role === 'block' || role === 'resource') f.shape = new ShapeTracker();
+    if (role === 'block') this.openBlockAt = this.frames.length - 1;
     if (ownMeta) this.ownMeta = 'open';
     if (role === 'result' || role === 'error') this.enterRoot(f);
     if (mark !== undefined) {
@@ -343,9 +396,41 @@ export class Budgeter {
       abandoned: false,
       tx: undefined,
       mirror: false,
+      shape: undefined,
+      cutKind: undefined,
+      inStructure: false,
+      probe: undefined,
     };
     this.frames.push(f);
     return f;
+  }
+
+  /** Open a probe frame: nothing of it is written; see {@link Frame.probe}. */
+  private pushProbe(probe: 'block' | 'meta'): void {
+    const f = this.push(false, probe === 'block' ? 'block' : 'blockmeta', 0);
+    f.abandoned = true;
+    f.probe = probe;
+    this.closing++;
+    this.probeNotice = false;
+  }
+
+  /** A probed block closed: unless it was an earlier notice, it is omitted and the budget is spent. */
+  private endProbe(): void {
+    if (this.probeNotice) return;
+    this.omitAndClose('result_bytes');
+    this.exhausted = true;
+  }
+
+  /** A probed block `_meta` closed: an earlier notice goes silently, any other `_meta` did not fit. */
+  private endMetaProbe(): void {
+    const block = this.top!;
+    if (block.probe !== undefined) return; // the probed block decides when it closes
+    if (this.probeNotice) {
+      this.abandonBlock(undefined);
+      return;
+    }
+    this.omitAndClose('result_bytes');
+    this.exhausted = true;
   }
 
   private openRoot(array: boolean): boolean {
@@ -404,7 +489,11 @@ export class Budgeter {
       return;
     }
     this.closing--;
-    if (f.abandoned) return; // rolled back already: nothing of it remains in the output
+    if (f.abandoned) {
+      if (f.probe === 'block') this.endProbe();
+      else if (f.probe === 'meta') this.endMetaProbe();
+      return; // rolled back already: nothing of it remains in the output
+    }
     switch (f.role) {
       case 'content':
         if (this.limits.notice) this.noticeSlot = { index: this.out.hole(), comma: f.kept > 0, wrap: '' };
@@ -425,8 +514,21 @@ export class Budgeter {
         }
         break;
       case 'block':
+        this.openBlockAt = -1;
+        if (!f.shape!.blockOk()) {
+          // A block the client's schema rejects (a required member missing, cut or of the wrong
+          // type) is never sent: it goes whole, reported under the bound that cut it, if any.
+          const byBudget = f.cutKind !== undefined && f.shape!.completeInInput();
+          this.dropBlock(f, this.frames.length - 1, byBudget ? f.cutKind : 'invalid_block');
+          return;
+        }
         this.out.release(f.tx!.mark);
         break;
+      case 'resource': {
+        const block = this.top!;
+        if (block.shape !== undefined) block.shape.resourceOk = f.shape!.resourceContentsOk();
+        break;
+      }
       default:
         break;
     }
@@ -448,8 +550,9 @@ export class Budgeter {
     const f = this.top!;
     if (f.role === 'auto') this.resolveAuto(f, name);
     f.key = name;
-    if (f.abandoned) return false;
-    if (f.closed !== undefined && !(f.role === 'result' && name === 'isError')) {
+    f.shape?.seen.add(name);
+    if (f.abandoned) return f.probe === 'block' ? name === '_meta' : f.probe === 'meta' && name === NOTICE_KEY;
+    if (f.closed !== undefined && !(f.role === 'result' && name === 'isError') && !(f.role === 'block' && name === '_meta')) {
       this.omit(f.closed);
       return false;
     }
@@ -497,6 +600,7 @@ export class Budgeter {
     }
     const parent = this.top;
     if (parent === undefined) throw new BudgetError('INVALID_RESULT', `Expected a JSON object, got ${raw.slice(0, 32)}`);
+    if (parent.probe === 'meta' && raw === 'true') this.probeNotice = true;
     if (parent.abandoned && !parent.array) return;
     if (this.startsCapture(parent)) {
       this.beginCapture(undefined);
@@ -509,11 +613,12 @@ export class Budgeter {
       this.abandonBlock(undefined);
       return;
     }
-    const role = this.childRole(parent, 'other');
-    const isError = parent.role === 'result' && parent.key === 'isError' && (raw === 'true' || raw === 'false');
+    const onIsError = parent.role === 'result' && parent.key === 'isError';
+    const isError = onIsError && (raw === 'true' || raw === 'false');
+    const role = onIsError && !isError ? 'drop' : this.childRole(parent, 'other');
     if (!this.gate(parent, isError)) return;
-    if (role === 'drop') {
-      this.omit('top_level_field');
+    if (role === 'drop' || role === 'invalid') {
+      this.dropRole(role);
       return;
     }
     if (isError) this.isErrorReserved = false;
@@ -529,6 +634,7 @@ export class Budgeter {
       return;
     }
     parent.kept++;
+    this.noteMember(parent, scalarType(raw));
     this.emit(piece);
   }
 
@@ -556,15 +662,10 @@ export class Budgeter {
       this.capture!.stringStart();
       return true;
     }
-    const role = this.childRole(parent, 'other');
+    const role = parent.role === 'result' && parent.key === 'isError' ? 'drop' : this.childRole(parent, 'other');
     const kind = this.strKind(parent);
-    if (!this.gate(parent, false)) {
-      return false;
-    }
-    if (role === 'drop') {
-      this.omit('top_level_field');
-      return false;
-    }
+    if (!this.gate(parent, false)) return false;
+    if (role === 'drop' || role === 'invalid') return this.dropRole(role);
     const l = this.limits;
     let limit: number;
     let limitKind: BudgetKind;
@@ -614,6 +715,8 @@ export class Budgeter {
       first: -1,
       contentStart: this.out.length,
       pin: kind === 'text' && parent.role === 'block' ? this.out.mark() : undefined,
+      b64: kind === 'atomic' ? new Base64Check() : undefined,
+      value: kind === 'opaque' && parent.role === 'block' && parent.key === 'type' ? '' : undefined,
     };
     return true;
   }
@@ -641,16 +744,20 @@ export class Budgeter {
 
   private take(s: Str, text: string): boolean {
     if (s.first < 0) s.first = text.charCodeAt(0);
+    if (s.value !== undefined && s.value.length <= 64) s.value += text.slice(0, 65);
     const mirror = this.mirror !== undefined;
     const left = s.budget - s.used;
     // Perf: a chunk whose worst case (7 bytes per unit) fits is escaped natively in one go.
     if (text.length * 7 <= left) {
+      s.b64?.feed(text);
       const esc = escapeContent(text);
       this.emitContent(s, esc);
       return true;
     }
     const cut = cutString(text, 0, left, mirror);
     if (cut.end === text.length) {
+      // Perf: base64 is checked only once it is known to be kept (a cut one goes whole).
+      s.b64?.feed(text);
       this.emitContent(s, escapeContent(text));
       return true;
     }
@@ -677,7 +784,16 @@ export class Budgeter {
     s.cut = true;
     if (s.kind === 'atomic') return this.abandonBlock('binary_block');
     if (s.kind === 'envelope') throw this.envelopeTooLarge(this.top!.key);
-    if (s.limitKind === 'result_bytes' && s.usedRaw < MIN_CUT_BYTES) {
+    const opaque = s.kind === 'opaque' || (s.kind === 'generic' && looksOpaque(this.out.read(s.contentStart, this.out.length)));
+    if (opaque && s.limitKind !== 'result_bytes') {
+      // Opaque strings are kept whole or not at all: the member goes, later siblings stay.
+      this.out.rollback(s.mark);
+      this.str = undefined;
+      this.top!.kept--;
+      this.omit(s.limitKind);
+      return false;
+    }
+    if (s.limitKind === 'result_bytes' && (opaque || s.usedRaw < MIN_CUT_BYTES)) {
       if (s.kind === 'text') return this.abandonBlock('result_bytes');
       this.out.rollback(s.mark);
       this.str = undefined;
@@ -715,6 +831,13 @@ export class Budgeter {
     if (this.str === undefined) return; // the lone surrogate did not fit
     this.str = undefined;
     this.emit('"', s.kind === 'envelope');
+    const shape = this.top!.shape;
+    if (shape !== undefined) {
+      const key = this.top!.key;
+      shape.note(key, 'string');
+      if (s.value !== undefined) shape.type = s.value;
+      if (s.b64 !== undefined && !s.b64.valid) shape.badBase64.add(key);
+    }
     if (s.kind === 'text') {
       this.textUsed += s.usedRaw;
       if (s.pin !== undefined) {
@@ -857,7 +980,9 @@ export class Budgeter {
   /** The innermost container takes no more children and no more pointers: skip its tail unseen. */
   get canSkipRest(): boolean {
     const f = this.top;
-    if (f === undefined || this.capture !== undefined || f.role === 'result') return false;
+    if (f === undefined || this.capture !== undefined || f.role === 'result' || f.probe !== undefined) return false;
+    // A closed block's `_meta` may still mark it as an earlier notice: its members are looked at.
+    if (f.role === 'block' && !f.abandoned) return false;
     return f.abandoned || (f.closed !== undefined && !this.report.wantsPaths);
   }
 
@@ -867,7 +992,9 @@ export class Budgeter {
   get topClosed(): boolean {
     const f = this.top;
     // The result object is never skipped in bulk: its reserved `isError` may still follow.
-    return f !== undefined && this.capture === undefined && f.role !== 'result' && (f.closed !== undefined || f.abandoned);
+    if (f === undefined || this.capture !== undefined || f.role === 'result' || f.probe !== undefined) return false;
+    // A closed block's `_meta` may still mark it as an earlier notice: its members are looked at.
+    return f.role === 'block' ? f.abandoned : f.closed !== undefined || f.abandoned;
   }
 
   /**

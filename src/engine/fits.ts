@@ -8,6 +8,7 @@ import { exemptKey, type RootKind } from './roles.js';
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, NOTICE_KEY, REPORT_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { escapedLength, utf8Length } from './wire.js';
+import { isValidBlock } from './shapes.js';
 
 
 type Kind = 'result' | 'error' | 'errdata' | 'content' | 'block' | 'blockmeta' | 'resource' | 'meta' | 'generic';
@@ -204,6 +205,8 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       }
       for (let i = value.length - 1; i >= 0; i--) {
         const v: unknown = value[i];
+        // A content item must be a block the client's schema accepts.
+        if (k === 'content' && !isValidBlock(v, maxBytes)) throw NOT_FIT;
         if (typeof v === 'string') str(v, limits.maxStringBytes);
         else if (!scalar(v, true)) {
           if (!isPlainish(v)) throw NOT_FIT;
@@ -243,7 +246,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       str(key, exemptKey(k, key) ? Infinity : limits.maxStringBytes);
       bytes += 1; // ':'
       if (k === 'result' && !limits.allowedFields.has(key)) throw NOT_FIT;
-      if (k === 'result' && key === '_meta' && (v === null || typeof v !== 'object' || Array.isArray(v))) throw NOT_FIT;
+      if (k === 'result' && !resultFieldOk(key, v)) throw NOT_FIT;
       if ((k === 'meta' || k === 'errdata') && key === REPORT_KEY) throw NOT_FIT;
       if (k === 'blockmeta' && key === NOTICE_KEY && v === true) throw NOT_FIT;
       if (typeof v === 'string') {
@@ -293,6 +296,22 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
   } catch (e) {
     if (e === NOT_FIT) return false;
     throw e;
+  }
+}
+
+/** The client's schema for the standard result fields: `_meta` and `structuredContent` objects, `content` an array, `isError` a boolean. */
+function resultFieldOk(key: string, v: unknown): boolean {
+  const object = v !== null && typeof v === 'object' && !Array.isArray(v);
+  switch (key) {
+    case '_meta':
+    case 'structuredContent':
+      return object;
+    case 'content':
+      return Array.isArray(v);
+    case 'isError':
+      return typeof v === 'boolean';
+    default:
+      return true;
   }
 }
 

@@ -17,6 +17,7 @@ export const BUDGET_KINDS = [
   'string_bytes',
   'depth',
   'top_level_field',
+  'invalid_block',
 ] as const;
 export type BudgetKind = (typeof BUDGET_KINDS)[number];
 

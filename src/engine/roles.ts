@@ -23,13 +23,20 @@ export type Role =
   | 'structure'
   | 'generic';
 
-/** How a string is bounded: cut to the string bound, cut as text, kept whole (base64), or an envelope field. */
-export type StrKind = 'generic' | 'text' | 'atomic' | 'envelope';
+/**
+ * How a string is bounded: cut to the string bound, cut as text, kept whole or its block dropped
+ * (base64 of a binary block), kept whole or its member dropped (`opaque`: identifiers and base64
+ * that a cut would corrupt), or an envelope field.
+ */
+export type StrKind = 'generic' | 'text' | 'atomic' | 'opaque' | 'envelope';
 
 export type Container = 'object' | 'array' | 'other';
 
-/** The role of a child value; `drop` for a value that is never kept (a non-object `_meta`). */
-export function childRole(parent: Role, key: string, container: Container): Role | 'drop' {
+/**
+ * The role of a child value; `drop` for a value that is never kept (a non-object `_meta`, a
+ * standard result field of the wrong JSON type), `invalid` for a `content` item that is no object.
+ */
+export function childRole(parent: Role, key: string, container: Container): Role | 'drop' | 'invalid' {
   switch (parent) {
     case 'envelope':
       if (key === 'result' || key === 'error') {
@@ -43,15 +50,18 @@ export function childRole(parent: Role, key: string, container: Container): Role
       }
       return 'envelope';
     case 'result':
-      if (key === 'content') return container === 'array' ? 'content' : 'generic';
+      // The client's schema: `content` an array, `structuredContent` an object, `isError` a boolean
+      // (scalars are checked where their text is known).
+      if (key === 'content') return container === 'array' ? 'content' : 'drop';
       if (key === '_meta') return container === 'object' ? 'meta' : 'drop';
-      if (key === 'structuredContent' && container !== 'other') return 'structure';
+      if (key === 'structuredContent') return container === 'object' ? 'structure' : 'drop';
+      if (key === 'isError' && container !== 'other') return 'drop';
       return 'generic';
     case 'error':
       if (key === 'data' && container === 'object') return 'errdata';
       return 'generic';
     case 'content':
-      return container === 'object' ? 'block' : 'generic';
+      return container === 'object' ? 'block' : 'invalid';
     case 'block':
       if (key === 'resource' && container === 'object') return 'resource';
       if (key === '_meta' && container === 'object') return 'blockmeta';
@@ -67,6 +77,9 @@ export function strKind(parent: Role, key: string): StrKind {
   if (parent === 'block' || parent === 'resource') {
     if (key === 'text') return 'text';
     if ((parent === 'block' && key === 'data') || (parent === 'resource' && key === 'blob')) return 'atomic';
+    // A cut type, URI or media type names something else: kept whole, or the member (and with it
+    // the block, when the member is required) goes.
+    if (key === 'uri' || key === 'mimeType' || (parent === 'block' && key === 'type')) return 'opaque';
   }
   return 'generic';
 }

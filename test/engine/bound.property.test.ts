@@ -348,9 +348,13 @@ function kindExplains(r: BudgetReport, input: unknown, limits: ResolvedLimits): 
     case 'object_keys':
       return isObject(parent) && Object.keys(parent).length > limits.maxKeys;
     case 'string_bytes':
+      // A block whose required member (type, uri, mimeType) was over the bound goes whole.
+      if (segs.length === 2 && segs[0] === 'content') return true;
       return (typeof value === 'string' && escapedBytes(value) > limits.maxStringBytes) || escapedBytes(last) > limits.maxStringBytes;
     case 'depth':
       return value !== null && typeof value === 'object' && segs.length + 1 > limits.maxDepth;
+    case 'invalid_block':
+      return segs.length === 2 && segs[0] === 'content';
     case 'result_bytes':
       return true;
   }

@@ -178,9 +178,10 @@ describe('budgeter', () => {
     expect(report?.omitted_paths).toEqual(['/structuredContent/c', '/structuredContent/d', '/_meta/c', '/_meta/d']);
   });
 
-  it('budgeter: a top-level structuredContent array is bounded like any array', () => {
-    const { parsed } = bound({ structuredContent: [1, 2, 3, 4] }, { maxItems: 2 });
-    expect(parsed.structuredContent).toEqual([1, 2]);
+  it('budgeter: a structuredContent that is no object is dropped (the client rejects it)', () => {
+    const { parsed, report } = bound({ structuredContent: [1, 2, 3, 4], content: [] }, { maxItems: 2 });
+    expect(parsed.structuredContent).toBeUndefined();
+    expect(report).toMatchObject({ budget_kind: 'top_level_field', omitted_paths: ['/structuredContent'] });
   });
 
   it('budgeter: cuts a long string to a prefix of maxStringBytes escaped bytes', () => {
@@ -244,21 +245,22 @@ describe('budgeter', () => {
   // ------------------------------------------------------------------ report and notice
 
   it('budgeter: writes the report at the end of an existing _meta, or appends _meta at the end', () => {
-    const withMeta = bound({ _meta: { a: 1 }, structuredContent: [1, 2, 3], isError: false }, { maxItems: 1 });
+    const withMeta = bound({ _meta: { a: 1 }, structuredContent: { l: [1, 2, 3] }, isError: false }, { maxItems: 1 });
     expect(withMeta.json.startsWith('{"_meta":{"a":1,"io.github.mcp-result-budget/budget":{')).toBe(true);
-    const without = bound({ structuredContent: [1, 2, 3], isError: false }, { maxItems: 1 });
+    const without = bound({ structuredContent: { l: [1, 2, 3] }, isError: false }, { maxItems: 1 });
     expect(without.json.endsWith(`,"isError":false,"_meta":{${JSON.stringify(REPORT_KEY)}:${JSON.stringify(without.report)}}}`)).toBe(true);
   });
 
   it('budgeter: appends the notice block to an array content, after the last kept block', () => {
-    const { parsed, report } = bound({ content: [{ type: 'text', text: 'hi' }], structuredContent: [1, 2, 3] }, { maxItems: 1 });
+    const { parsed, report } = bound({ content: [{ type: 'text', text: 'hi' }], structuredContent: { l: [1, 2, 3] } }, { maxItems: 1 });
     expect(parsed.content).toEqual([{ type: 'text', text: 'hi' }, { type: 'text', _meta: { [NOTICE_KEY]: true }, text: noticeText(report!) }]);
-    expect(bound({ content: [], structuredContent: [1, 2, 3] }, { maxItems: 1 }).parsed.content).toHaveLength(1);
+    expect(bound({ content: [], structuredContent: { l: [1, 2, 3] } }, { maxItems: 1 }).parsed.content).toHaveLength(1);
   });
 
   it('budgeter: no notice when notice is off, content is not an array or nothing was cut', () => {
-    expect(bound({ content: [], structuredContent: [1, 2, 3] }, { maxItems: 1, notice: false }).parsed.content).toEqual([]);
-    expect(bound({ content: 'text', structuredContent: [1, 2, 3] }, { maxItems: 1 }).parsed.content).toBe('text');
+    expect(bound({ content: [], structuredContent: { l: [1, 2, 3] } }, { maxItems: 1, notice: false }).parsed.content).toEqual([]);
+    // A content that is no array is dropped (the client's schema), so it gets no notice either.
+    expect(bound({ content: 'text', structuredContent: { l: [1, 2, 3] } }, { maxItems: 1 }).parsed.content).toBeUndefined();
     expect(bound({ content: [{ type: 'text', text: 'a' }] }).parsed.content).toEqual([{ type: 'text', text: 'a' }]);
   });
 
@@ -410,8 +412,8 @@ describe('budgeter', () => {
   it('budgeter: lists a short pointer under deeply nested arrays', () => {
     let v: unknown = 'y'.repeat(100);
     for (let i = 0; i < 34; i++) v = [v];
-    const out = boundJson({ structuredContent: v }, { maxDepth: 64, maxStringBytes: 40 });
-    expect(out.report?.omitted_paths).toEqual(['/structuredContent' + '/0'.repeat(34)]);
+    const out = boundJson({ structuredContent: { a: v } }, { maxDepth: 64, maxStringBytes: 40 });
+    expect(out.report?.omitted_paths).toEqual(['/structuredContent/a' + '/0'.repeat(34)]);
   });
 
   // Regression (a fixed bug): of a mirrored structure): the mirror budget can be 1 byte (the cut

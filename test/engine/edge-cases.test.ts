@@ -36,7 +36,8 @@ describe('edge cases', () => {
   // ------------------------------------------------------------------ nesting
 
   it('edge: 10,000-deep arrays and objects are cut at maxDepth without a stack overflow', () => {
-    for (const sc of [nestArrays(10_000, 1), nestObjects(10_000, 1)]) {
+    // structuredContent must be an object (the client's schema): the arrays nest under one member.
+    for (const sc of [{ a: nestArrays(10_000, 1) }, nestObjects(10_000, 1)]) {
       const { value: out, ms } = timed(() => boundJson({ structuredContent: sc, _meta: { m: nestObjects(10_000, 'x') } }));
       expect(ms).toBeLessThan(FAST_MS);
       expect(out.report).toMatchObject({ budget_kind: 'depth', omitted_count: 2 });
@@ -46,11 +47,11 @@ describe('edge cases', () => {
   });
 
   it('edge: 10,000-deep nesting under the largest maxDepth (1,000) is walked iteratively and cut at depth', () => {
-    const sc = nestArrays(10_000, 'x'.repeat(10_000));
+    const sc = { a: nestArrays(10_000, 'x'.repeat(10_000)) };
     const { value: out, ms } = timed(() => boundJson({ structuredContent: sc }, { maxDepth: 1000, maxStringBytes: 100 }));
     expect(ms).toBeLessThan(FAST_MS);
-    // The result object is depth 1, so 999 arrays are kept; the 1,000th is dropped (ending its array).
-    expect(out.json.startsWith('{"structuredContent":' + '['.repeat(999) + ']'.repeat(999))).toBe(true);
+    // The result object is depth 1 and structuredContent 2, so 998 arrays are kept; the 999th is dropped (ending its array).
+    expect(out.json.startsWith('{"structuredContent":{"a":' + '['.repeat(998) + ']'.repeat(998) + '}')).toBe(true);
     // the pointer is longer than 256 bytes: counted, not listed
     expect(out.report).toMatchObject({ budget_kind: 'depth', omitted_count: 1, omitted_paths: [], omitted_paths_capped: true });
   });
@@ -58,10 +59,10 @@ describe('edge cases', () => {
   // maxDepth stops at 1,000: the fast path ends with the recursive JSON.stringify, which throws
   // RangeError from about 5,000 levels on Node 20.
   it('edge: a 999-deep result that fits comes back unchanged under maxDepth 1,000 (JSON.stringify nests that far)', () => {
-    const sc = nestArrays(999, 1);
+    const sc = { a: nestArrays(998, 1) };
     const out = boundJson({ structuredContent: sc }, { maxDepth: 1000 });
     expect(out.unchanged).toBe(true);
-    expect(out.json).toBe('{"structuredContent":' + '['.repeat(999) + '1' + ']'.repeat(999) + '}');
+    expect(out.json).toBe('{"structuredContent":{"a":' + '['.repeat(998) + '1' + ']'.repeat(998) + '}}');
   });
 
   // ------------------------------------------------------------------ cut points
@@ -159,19 +160,20 @@ describe('edge cases', () => {
     });
 
     it('edge: a 10M-item structuredContent array keeps maxItems items quickly', () => {
-      const { value: out, ms } = timed(() => boundJson({ structuredContent: arr, _meta: { list: arr } }));
+      const { value: out, ms } = timed(() => boundJson({ structuredContent: { list: arr }, _meta: { list: arr } }));
       expect(ms).toBeLessThan(FAST_MS);
-      const parsed = JSON.parse(out.json) as { structuredContent: number[]; _meta: { list: number[] } };
-      expect(parsed.structuredContent).toHaveLength(200);
+      const parsed = JSON.parse(out.json) as { structuredContent: { list: number[] }; _meta: { list: number[] } };
+      expect(parsed.structuredContent.list).toHaveLength(200);
       expect(parsed._meta.list).toHaveLength(200);
       expect(out.report).toMatchObject({ budget_kind: 'array_items', omitted_count: 2 * (10_000_000 - 200), omitted_paths_capped: true });
     });
 
-    it('edge: a 10M-item content array (no item limit) is cut by bytes quickly', () => {
-      // The fast path scans every scalar of `content` once (about 0.2 s idle): allow for load.
+    it('edge: a 10M-item content array of non-blocks is dropped item by item quickly', () => {
+      // Numbers are no content blocks (the client's schema): each goes, counted, none is kept. They
+      // take no room, so the byte budget never ends the walk: every item is looked at once.
       const { value: out, ms } = timed(() => boundJson({ content: arr }));
-      expect(ms).toBeLessThan(2 * FAST_MS);
-      expect(out.report?.budget_kind).toBe('result_bytes');
+      expect(ms).toBeLessThan(4 * FAST_MS);
+      expect(out.report).toMatchObject({ budget_kind: 'invalid_block', omitted_count: 10_000_000 });
       expect(utf8(out.json)).toBeLessThanOrEqual(65_536);
     });
   });

@@ -185,6 +185,7 @@ describe('report', () => {
         'text_block_bytes',
         'text_total_bytes',
         'top_level_field',
+        'invalid_block',
       ].sort(),
     );
   });

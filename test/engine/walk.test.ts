@@ -48,8 +48,8 @@ describe('walk', () => {
     };
     expect(walk(v).json).toBe(JSON.stringify(v));
     // eslint-disable-next-line no-sparse-arrays
-    const sparse = { structuredContent: [1, , 3] };
-    expect(walk(sparse).json).toBe('{"structuredContent":[1,null,3]}');
+    const sparse = { structuredContent: { a: [1, , 3] } };
+    expect(walk(sparse).json).toBe('{"structuredContent":{"a":[1,null,3]}}');
   });
 
   it('walk: calls toJSON with the member key, as JSON.stringify does', () => {

@@ -2,6 +2,7 @@
  * An independent model of the result-budget contract, written from the spec (not from src), used by
  * the tests to check outputs: byte arithmetic, JSON Pointers, and a walk that checks every bound.
  */
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { NOTICE_KEY, REPORT_KEY } from '../../src/engine/limits.js';
 import type { ResolvedLimits } from '../../src/engine/options.js';
 import type { BudgetReport } from '../../src/engine/report.js';
@@ -163,7 +164,8 @@ export function boundViolations(output: unknown, limits: ResolvedLimits, root: '
     for (const k of keys) {
       const v = obj[k];
       const p = path + pointerOf([k]);
-      if (escapedBytes(k) > limits.maxStringBytes) bad.push(`${p}: key of ${escapedBytes(k)} bytes > maxStringBytes`);
+      // The result's own members are named by the protocol: exempt from the string bound (spec §1.4).
+      if (role !== 'result' && escapedBytes(k) > limits.maxStringBytes) bad.push(`${p}: key of ${escapedBytes(k)} bytes > maxStringBytes`);
       if (typeof v === 'string') {
         if ((role === 'block' || role === 'resource') && k === 'text') {
           const n = escapedBytes(v);
@@ -203,6 +205,8 @@ export function fitsSpec(input: unknown, limits: ResolvedLimits): boolean {
   if ('_meta' in parsed && !isObject(parsed._meta)) return false;
   if (isObject(parsed._meta) && Object.hasOwn(parsed._meta, REPORT_KEY)) return false;
   if (Array.isArray(parsed.content) && parsed.content.some(isNoticeBlock)) return false;
+  // A result the SDK client would reject is never passed on as it is (spec §1.2).
+  if (!CallToolResultSchema.safeParse(parsed).success) return false;
   return boundViolations(parsed, limits, 'result').length === 0;
 }
 
