@@ -331,16 +331,3 @@ export class EnvelopeScanner {
 
 const EMPTY = Buffer.alloc(0);
 const ZERO = Buffer.from('0');
-
-/**
- * What to do with a line refused for its size, from its top level: a request (or anything that
- * cannot be classified) is answered with an error under its id, or `null` when the id cannot be
- * read; a notification or a response is never answered (JSON-RPC forbids it), only reported.
- */
-export function refusalTarget(facts: EnvelopeFacts): { answer: true; id: RequestId | null } | { answer: false; kind: 'notification' | 'response' } {
-  if (facts.shape === 'object') {
-    if (facts.hasMethod && facts.idState === 'absent') return { answer: false, kind: 'notification' };
-    if (!facts.hasMethod && (facts.hasResult || facts.hasError) && facts.idState !== 'absent') return { answer: false, kind: 'response' };
-  }
-  return { answer: true, id: facts.shape === 'object' && facts.idState === 'value' ? facts.id! : null };
-}

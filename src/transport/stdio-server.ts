@@ -13,8 +13,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { EnvelopeScanner, refusalTarget } from './envelope-scan.js';
+import { EnvelopeScanner } from './envelope-scan.js';
 import { InflightSlots } from './inflight-slots.js';
+import { errorLine, INVALID_REQUEST, PARSE_ERROR, refusalTarget } from './jsonrpc-errors.js';
 import { LineFramer } from './line-framer.js';
 import { isRequestId, type RequestId } from './request-ids.js';
 import { StderrWarnings } from './warnings.js';
@@ -33,10 +34,6 @@ export const DEFAULT_MAX_INFLIGHT_REQUESTS = 32;
 export const MAX_REFUSED_ID_BYTES = 1024 * 1024;
 /** After stdin ends, requests still unanswered after this long are abandoned. @default 10000 */
 export const DEFAULT_CLOSE_GRACE_MS = 10_000;
-
-/** JSON-RPC error codes this transport answers with. */
-const PARSE_ERROR = -32700;
-const INVALID_REQUEST = -32600;
 
 /** Options of {@link BoundedStdioServerTransport}; streams default to the process's. */
 export interface BoundedStdioOptions {
@@ -289,10 +286,6 @@ export class BoundedStdioServerTransport implements Transport {
       this.graceTimer.unref();
     }
   }
-}
-
-function errorLine(id: RequestId | null, code: number, message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n';
 }
 
 /** An id the answer may carry: a string or an integer (MCP's `RequestId`); anything else is `null`. */

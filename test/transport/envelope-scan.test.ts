@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EnvelopeScanner, refusalTarget, type EnvelopeFacts } from '../../src/transport/envelope-scan.js';
+import { EnvelopeScanner, type EnvelopeFacts } from '../../src/transport/envelope-scan.js';
+import { refusalTarget } from '../../src/transport/jsonrpc-errors.js';
 
 /** Scan `line` cut into pieces of `size` bytes; returns the facts and the substituted bytes. */
 function scan(line: string | Buffer, size: number, maxIdBytes = 1 << 20): { facts: EnvelopeFacts; out: string } {

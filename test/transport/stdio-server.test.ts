@@ -85,7 +85,10 @@ describe('malformed lines', () => {
       }
       const warned = peer.stderrText.length;
       for (const line of UNANSWERED) expect(await around(peer, line, `u${n++}`), line).toEqual([]);
-      const warnings = peer.stderrText.slice(warned).trim().split('\n');
+      // stderr is another pipe: its lines may arrive after the answers on stdout.
+      const warningsNow = (): string[] => peer.stderrText.slice(warned).trim().split('\n').filter((l) => l !== '');
+      await peer.until(() => (warningsNow().length >= UNANSWERED.length ? true : undefined), 'the warnings');
+      const warnings = warningsNow();
       expect(warnings).toHaveLength(UNANSWERED.length);
       for (const w of warnings) expect(w).toMatch(/^mcp-budget serve: ignored a malformed (notification|response)/);
       // Invalid UTF-8 inside a string is replaced, not fatal.
@@ -130,8 +133,8 @@ describe('oversized lines', () => {
       if (id === 'none') expect(got, line.slice(0, 80)).toEqual([]);
       else expect(got, line.slice(0, 80)).toMatchObject([{ id, error: { code: -32600 } }]);
     }
-    expect(peer.stderrText).toMatch(/ignored a notification of \d+ bytes/);
-    expect(peer.stderrText).toMatch(/ignored a response of \d+ bytes/);
+    await peer.stderrMatches(/ignored a notification of \d+ bytes/);
+    await peer.stderrMatches(/ignored a response of \d+ bytes/);
     peer.endInput();
     expect(await peer.waitExit()).toEqual({ code: 0, signal: null });
   }, 60_000);
