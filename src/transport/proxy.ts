@@ -4,19 +4,26 @@
  * `JSON.parse` fast path; a line over the fast-path size streams through the byte source, so
  * memory stays flat whatever the server writes, and the `id` may come last.
  *
+ * Matching: a server response is matched to a pending client request the way the client could
+ * match it (`RequestTable.match`: `"7"` answers request 7 for the SDK client), so every response
+ * the client could accept for a `tools/call` is bounded; a response that answers nothing pending
+ * (a duplicate, a late answer to a cancelled request, an unsolicited one) is dropped with a
+ * warning. Oversized client messages are refused under their envelope's top-level id.
+ *
  * Faults: the server exiting answers every request still waiting with a JSON-RPC error; the
  * client closing stdin asks the server to stop (SIGTERM, then SIGKILL after a grace period);
  * a closed stdout (EPIPE) ends quietly. Nothing is left running.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { ByteBudget } from '../engine/byte-source.js';
-import { BudgetError } from '../engine/errors.js';
 import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../engine/limits.js';
+import { EnvelopeScanner } from './envelope-scan.js';
+import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from './jsonrpc-errors.js';
 import { LineFramer } from './line-framer.js';
+import { LongServerLine, PASS_THROUGH_MAX_BYTES } from './long-response.js';
 import { StreamedBytesCollector } from './memory.js';
-import { isRequestId, RequestTable, type RequestId } from './request-ids.js';
-import { BOUNDED_METHODS, ResponseBudget } from './response-budget.js';
+import { ResponseBudget } from './response-budget.js';
+import { ServerOutput } from './server-output.js';
 
 export interface ProxyOptions {
   command: string;
@@ -34,13 +41,7 @@ export interface ProxyOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES };
-
-/** JSON-RPC error codes the proxy answers with. */
-const INVALID_REQUEST = -32600;
-/** Implementation-defined server error range: the upstream is gone or its answer was withheld. */
-const UPSTREAM_GONE = -32000;
-const RESPONSE_TOO_LARGE = -32001;
+export { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, PASS_THROUGH_MAX_BYTES };
 
 /** Run the proxy until the server exits; resolves with the exit code to use. */
 export function runProxy(opts: ProxyOptions): Promise<number> {
@@ -49,9 +50,8 @@ export function runProxy(opts: ProxyOptions): Promise<number> {
 
 class Proxy {
   private child!: ChildProcess;
+  /** Every client request forwarded and not yet answered is remembered in `budget.pending`. */
   private readonly budget: ResponseBudget;
-  /** Every client request forwarded and not yet answered (to answer them if the server dies). */
-  private readonly inflight = new RequestTable();
   private clientClosed = false;
   private outClosed = false;
   private killTimer: NodeJS.Timeout | undefined;
@@ -59,6 +59,7 @@ class Proxy {
   /** The proxy asked the server to stop: a line it leaves unfinished is expected. */
   private stopping = false;
   private readonly name: string;
+  private readonly output: ServerOutput;
 
   constructor(
     private readonly o: ProxyOptions,
@@ -66,6 +67,13 @@ class Proxy {
   ) {
     this.budget = new ResponseBudget(o.limits);
     this.name = [o.command, ...o.args].join(' ').slice(0, 200);
+    this.output = new ServerOutput({
+      budget: this.budget,
+      toClient: (data) => this.sendToClient(data),
+      toServer: (line) => void this.child.stdin?.write(line),
+      warn: (text) => this.warn(text),
+      quiet: () => this.stopping,
+    });
   }
 
   start(): void {
@@ -92,7 +100,7 @@ class Proxy {
       if (!stdoutEnded || exit === undefined) return;
       const { code, signal } = exit;
       const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
-      if (this.inflight.size > 0) {
+      if (this.budget.pending.size > 0) {
         this.answerInflight(`The MCP server \`${this.name}\` ${how} before answering this request.`);
       }
       if (!this.clientClosed) this.warn(`the MCP server \`${this.name}\` ${how}`);
@@ -117,7 +125,9 @@ class Proxy {
   private wireClientToServer(): void {
     const o = this.o;
     const toServer = this.child.stdin!;
-    const framer = new LineFramer(o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, {
+    const max = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+    let scanner: EnvelopeScanner | undefined;
+    const framer = new LineFramer(max, {
       line: (bytes) => {
         this.noteRequest(bytes);
         if (!toServer.write(Buffer.concat([bytes, NEWLINE]))) {
@@ -125,20 +135,23 @@ class Proxy {
           toServer.once('drain', () => o.stdin.resume());
         }
       },
-      overflow: (n, head) => {
-        const max = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-        this.warn(`refused a client message of more than ${n} bytes (--max-request-bytes ${max})`);
-        // The id usually comes first in a request (the SDK writes it before params); when it does
-        // not, the refused line's end is read for it once the line is over.
-        const id = findId(head);
-        if (id !== undefined) this.refuse(id, max);
-        else this.pendingRefusal = max;
-      },
-      discarded: (tail) => {
-        if (this.pendingRefusal === undefined) return;
-        const max = this.pendingRefusal;
-        this.pendingRefusal = undefined;
-        this.refuse(findId(tail) ?? null, max);
+      // An oversized message is never held: only its top level is scanned for the id.
+      long: {
+        start: () => (scanner = new EnvelopeScanner(max)),
+        chunk: (bytes) => {
+          if (scanner !== undefined && !scanner.done) scanner.push(bytes);
+        },
+        end: (total) => {
+          const target = refusalTarget(scanner!.end());
+          scanner = undefined;
+          const what = `a client message of ${total} bytes (over --max-request-bytes ${max})`;
+          if (target.answer) {
+            this.warn(`refused ${what}`);
+            this.sendToClient(errorLine(target.id, INVALID_REQUEST, `Message of more than ${max} bytes refused by mcp-budget proxy; raise --max-request-bytes to allow it.`));
+          } else {
+            this.warn(`dropped ${what}: a ${target.kind}, which gets no answer`);
+          }
+        },
       },
     });
     o.stdin.on('data', (chunk: Buffer) => framer.push(chunk));
@@ -153,14 +166,6 @@ class Proxy {
     });
   }
 
-  private pendingRefusal: number | undefined;
-
-  private refuse(id: RequestId | null, max: number): void {
-    this.sendToClient(
-      errorLine(id, INVALID_REQUEST, `Message of more than ${max} bytes refused by mcp-budget proxy; raise --max-request-bytes to allow it.`),
-    );
-  }
-
   private noteRequest(bytes: Buffer): void {
     let msg: unknown;
     try {
@@ -168,13 +173,7 @@ class Proxy {
     } catch {
       return; // the server answers a parse error itself
     }
-    for (const m of Array.isArray(msg) ? msg : [msg]) {
-      this.budget.inbound(m);
-      const r = m as { id?: unknown; method?: unknown } | null;
-      if (r !== null && typeof r === 'object' && typeof r.method === 'string' && isRequestId(r.id)) {
-        this.inflight.remember(r.id, { method: r.method, tool: undefined });
-      }
-    }
+    for (const m of Array.isArray(msg) ? msg : [msg]) this.budget.inbound(m);
   }
 
   /**
@@ -207,43 +206,21 @@ class Proxy {
 
   private wireServerToClient(): void {
     const fromServer = this.child.stdout!;
-    let stream: LongLine | undefined;
+    let long: LongServerLine | undefined;
     const collector = new StreamedBytesCollector();
     const framer = new LineFramer(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, {
-      line: (bytes) => this.serverLine(bytes),
+      line: (bytes) => this.output.line(bytes),
       long: {
-        start: () => {
-          stream = { budget: new ByteBudget(this.budget.limits, 'envelope'), failed: undefined, isMessage: false, held: [], heldBytes: 0, head: undefined };
-        },
+        // An id longer than any client message cannot answer a request: it is not held.
+        start: () => (long = new LongServerLine(this.budget.limits, this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES)),
         chunk: (bytes) => {
           collector.add(bytes.length);
-          const s = stream;
-          if (s === undefined) return;
-          if (s.head === undefined) s.head = Buffer.from(bytes.subarray(0, 512));
-          // A request or notification is passed on whole when it is not too big to hold.
-          if (s.held !== undefined) {
-            if (s.heldBytes + bytes.length <= PASS_THROUGH_MAX_BYTES) {
-              s.held.push(Buffer.from(bytes));
-              s.heldBytes += bytes.length;
-            } else {
-              s.held = undefined;
-            }
-          }
-          if (s.failed !== undefined) return;
-          try {
-            s.budget.write(bytes);
-          } catch (e) {
-            s.failed = (e as Error).message;
-            s.isMessage = e instanceof BudgetError && e.data?.message === 'request';
-          }
-          if (s.failed === undefined && s.held !== undefined && s.heldBytes > this.budget.limits.maxResultBytes * 2) {
-            s.held = undefined; // a response: the budget streams it, nothing needs holding
-          }
+          long!.chunk(bytes);
         },
         end: (total) => {
-          const s = stream!;
-          stream = undefined;
-          this.serverLongLine(s, total);
+          const l = long!;
+          long = undefined;
+          this.output.longLine(l, total);
         },
       },
     });
@@ -258,87 +235,6 @@ class Proxy {
     });
   }
 
-  private serverLine(bytes: Buffer): void {
-    let msg: unknown;
-    try {
-      msg = JSON.parse(bytes.toString('utf8'));
-    } catch {
-      if (!this.stopping) this.warn(`dropped a line the MCP server printed on stdout that is not JSON: ${preview(bytes)}`);
-      return;
-    }
-    const messages = Array.isArray(msg) ? msg : [msg];
-    let changed = false;
-    const out = messages.map((m) => {
-      this.answered(m);
-      const o = this.budget.outbound(m);
-      if (o !== m) changed = true;
-      return o;
-    });
-    // A response that fits is passed on byte for byte.
-    if (!changed) this.sendToClient(Buffer.concat([bytes, NEWLINE]));
-    else this.sendToClient(JSON.stringify(Array.isArray(msg) ? out : out[0]) + '\n');
-  }
-
-  private serverLongLine(s: LongLine, total: number): void {
-    if (s.isMessage) {
-      if (s.held !== undefined) {
-        this.sendToClient(Buffer.concat([...s.held, NEWLINE]));
-        return;
-      }
-      this.warn(`dropped a ${total}-byte request or notification from the MCP server (over ${PASS_THROUGH_MAX_BYTES} bytes)`);
-      const id = s.head === undefined ? undefined : findId(s.head);
-      if (id !== undefined) {
-        // A request nobody will see must not leave the server waiting forever.
-        this.child.stdin?.write(errorLine(id, INVALID_REQUEST, `mcp-budget proxy: request of ${total} bytes is too large to pass to the client`));
-      }
-      return;
-    }
-    let json: string;
-    try {
-      if (s.failed !== undefined) throw new Error(s.failed);
-      json = s.budget.end().json;
-    } catch (e) {
-      const msg = e instanceof BudgetError || e instanceof Error ? e.message : String(e);
-      if (!this.stopping) this.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${msg}`);
-      return;
-    }
-    const m = JSON.parse(json) as { id?: unknown; result?: unknown; error?: unknown };
-    if (!isRequestId(m.id)) {
-      this.warn(`dropped a ${total}-byte response without an id`);
-      return;
-    }
-    const id = m.id;
-    this.inflight.forget(id);
-    const request = this.budget.pending.take(id);
-    if (request === undefined || !BOUNDED_METHODS.has(request.method)) {
-      this.warn(`withheld a ${total}-byte response to request ${JSON.stringify(id)}: too large and not a tool result`);
-      this.sendToClient(
-        errorLine(
-          id,
-          RESPONSE_TOO_LARGE,
-          `The MCP server's response (${total} bytes) is over mcp-budget's ${this.budget.limits.maxResultBytes}-byte budget ` +
-            `and is not a tools/call result, so it was withheld. Ask for less (use paging or filters).`,
-        ),
-      );
-      return;
-    }
-    if ('result' in m && m.result !== null && typeof m.result === 'object') {
-      const result = m.result as Record<string, unknown>;
-      const report = (result._meta as Record<string, unknown> | undefined)?.['io.github.mcp-result-budget/budget'];
-      const typed = this.budget.typed(request, result, result, report as never, id);
-      if (typed !== result) {
-        this.sendToClient(JSON.stringify({ ...m, result: typed }) + '\n');
-        return;
-      }
-    }
-    this.sendToClient(json + '\n');
-  }
-
-  private answered(m: unknown): void {
-    const r = m as { id?: unknown; method?: unknown } | null;
-    if (r !== null && typeof r === 'object' && r.method === undefined && isRequestId(r.id)) this.inflight.forget(r.id);
-  }
-
   // ------------------------------------------------------------ output and faults
 
   private sendToClient(data: string | Buffer): void {
@@ -351,8 +247,8 @@ class Proxy {
   }
 
   private answerInflight(message: string): void {
-    for (const id of this.inflight.ids()) this.sendToClient(errorLine(id, UPSTREAM_GONE, message));
-    this.inflight.clear();
+    for (const id of this.budget.pending.ids()) this.sendToClient(errorLine(id, UPSTREAM_GONE, message));
+    this.budget.pending.clear();
   }
 
   private warn(text: string): void {
@@ -374,39 +270,3 @@ class Proxy {
 }
 
 const NEWLINE = Buffer.from('\n');
-
-/** A server request or notification longer than the fast path is held and passed up to this size. */
-export const PASS_THROUGH_MAX_BYTES = 8 * 1024 * 1024;
-
-interface LongLine {
-  budget: ByteBudget;
-  failed: string | undefined;
-  /** The line is a request or notification, not a response. */
-  isMessage: boolean;
-  /** Raw bytes held while the line may still need passing on whole. */
-  held: Buffer[] | undefined;
-  heldBytes: number;
-  head: Buffer | undefined;
-}
-
-function errorLine(id: RequestId | null, code: number, message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n';
-}
-
-/** A top-level `"id"` in a piece of a JSON-RPC message (its head or its tail), if one is there. */
-export function findId(piece: Buffer): RequestId | undefined {
-  const text = piece.toString('utf8');
-  const m = /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,20})\s*[,}]/.exec(text);
-  if (m === null) return undefined;
-  try {
-    const v = JSON.parse(m[1]!) as unknown;
-    return typeof v === 'string' || typeof v === 'number' ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function preview(bytes: Buffer): string {
-  const s = bytes.subarray(0, 120).toString('utf8');
-  return JSON.stringify(bytes.length > 120 ? s + '…' : s);
-}

@@ -46,6 +46,24 @@ export class RequestTable {
     return this.map.get(keyOf(id));
   }
 
+  /**
+   * The remembered id a response carrying `id` answers, as a client could match it: the same id
+   * (type and value) first; else, for a string, the numeric request it reads as (the SDK client
+   * looks every response id up with `Number(id)`, so `"7"`, `" 7"`, `"7e0"`, `"0x7"` answer 7 and
+   * `""` answers 0); else, for a number, the string request written the same way (clients that
+   * key pending requests by property name). Undefined: the response answers nothing pending.
+   */
+  match(id: RequestId): RequestId | undefined {
+    if (this.map.has(keyOf(id))) return id;
+    if (typeof id === 'string') {
+      const n = Number(id);
+      if (Number.isFinite(n) && this.map.has(keyOf(n))) return n === 0 ? 0 : n;
+      return undefined;
+    }
+    const s = String(id);
+    return this.map.has(keyOf(s)) ? s : undefined;
+  }
+
   forget(id: RequestId): void {
     this.map.delete(keyOf(id));
   }

@@ -1,7 +1,11 @@
 /**
  * The per-connection state shared by the transport decorator and the stdio proxy: which inbound
- * requests are awaiting a bounded response, what each tool declared (from `tools/list`), the
- * negotiated protocol version (from `initialize`), and how a response is rewritten.
+ * requests are awaiting a response, what each tool declared (from `tools/list`, or given up front),
+ * the negotiated protocol version (from `initialize`), and how a response is rewritten.
+ *
+ * A response is matched to its request the way a client could match it (see
+ * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
+ * that request for the SDK client, so it is bounded like an exact answer.
  */
 import { boundJson } from '../engine/bound.js';
 import { fitsWithinBudget } from '../engine/fits.js';
@@ -16,10 +20,11 @@ export type TruncationListener = (info: { id: RequestId; tool: string | undefine
 
 /** Methods whose responses carry a tool result. */
 export const BOUNDED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tasks/result']);
-/** Methods whose responses are read (and passed on unchanged). */
-const WATCHED_METHODS: ReadonlySet<string> = new Set(['tools/list', 'initialize']);
 
 type Json = Record<string, unknown>;
+
+/** A `tools/list` result (`{ tools: [...] }`) or its `tools` array: what each tool declared. */
+export type ToolCatalogInput = { tools: readonly unknown[] } | readonly unknown[];
 
 export class ResponseBudget {
   readonly pending = new RequestTable();
@@ -29,8 +34,11 @@ export class ResponseBudget {
   constructor(
     private readonly options: BudgetOptions,
     private readonly onTruncated?: TruncationListener,
+    tools?: ToolCatalogInput,
   ) {
     this.current = resolveLimits(options);
+    // A catalog given up front serves transports that never see `tools/list` (stateless HTTP).
+    if (tools !== undefined) this.catalog.learn(Array.isArray(tools) ? { tools } : tools);
   }
 
   /** Limits in force (they follow the negotiated protocol version). */
@@ -38,17 +46,18 @@ export class ResponseBudget {
     return this.current;
   }
 
-  /** Look at a message from the client; remembers the requests whose answers matter. */
+  /**
+   * Look at a message from the client; remembers every request, so that a response can be told
+   * from a duplicate or an unsolicited one.
+   */
   inbound(message: unknown): void {
     const m = message as Json | null;
     if (m === null || typeof m !== 'object') return;
     const method = m.method;
     if (typeof method !== 'string') return;
     if (isRequestId(m.id)) {
-      if (BOUNDED_METHODS.has(method) || WATCHED_METHODS.has(method)) {
-        const name = (m.params as { name?: unknown } | undefined)?.name;
-        this.pending.remember(m.id, { method, tool: typeof name === 'string' ? name : undefined });
-      }
+      const name = method === 'tools/call' ? (m.params as { name?: unknown } | undefined)?.name : undefined;
+      this.pending.remember(m.id, { method, tool: typeof name === 'string' ? name : undefined });
     } else if (method === 'notifications/cancelled') {
       const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
       if (isRequestId(id)) this.pending.forget(id);
@@ -61,15 +70,28 @@ export class ResponseBudget {
     }
   }
 
+  /** The pending request id a response with `id` answers (see `RequestTable.match`). */
+  answers(id: unknown): RequestId | undefined {
+    return isRequestId(id) ? this.pending.match(id) : undefined;
+  }
+
   /**
    * The message to send in place of `message` (a message from the server). Returns the same
-   * object when nothing changes, so callers can pass the original bytes on.
+   * object when nothing changes, so callers can pass the original bytes on. A response that
+   * answers nothing pending is returned as it is: callers decide (the proxy drops it).
    */
   outbound(message: unknown): unknown {
     const m = message as Json | null;
-    if (m === null || typeof m !== 'object' || 'method' in m || !isRequestId(m.id)) return message;
-    const request = this.pending.take(m.id);
+    if (m === null || typeof m !== 'object' || 'method' in m) return message;
+    const key = this.answers(m.id);
+    const request = key === undefined ? undefined : this.pending.take(key);
     return request === undefined ? message : this.rewrite(m, request);
+  }
+
+  /** A JSON-RPC error that answers no request (its id is `null` or missing): bounded as an error. */
+  boundError(m: Json): Json {
+    if (fitsWithinBudget(m.error, this.current, 'error')) return m;
+    return { ...m, error: JSON.parse(boundJson(m.error, this.current, 'error').json) as unknown };
   }
 
   private rewrite(m: Json, request: PendingRequest): Json {
@@ -82,6 +104,7 @@ export class ResponseBudget {
       if (typeof v === 'string') this.useProtocolVersion(v);
       return m;
     }
+    if (!BOUNDED_METHODS.has(request.method)) return m;
     const id = m.id as RequestId;
     const limits = this.current;
     if ('error' in m) {

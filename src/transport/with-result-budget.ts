@@ -6,18 +6,27 @@
  * The SDK sends responses with `transport.send(message)` and no related request id, so the
  * decorator remembers which inbound request ids were `tools/call` (keyed by type: `1` ≠ `"1"`,
  * and `0` is valid), forgets them on `notifications/cancelled` and on close, and learns each tool's
- * output schema and annotations from the `tools/list` responses it sends.
+ * output schema and annotations from the `tools/list` responses it sends. A transport that never
+ * sends `tools/list` (stateless Streamable HTTP: one transport per request) is given the catalog
+ * up front: `withResultBudget(transport, { tools: await toolCatalogOf(server) })`.
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { BudgetOptions } from '../engine/limits.js';
 import { isRequestId } from './request-ids.js';
-import { ResponseBudget, type TruncationListener } from './response-budget.js';
+import { ResponseBudget, type ToolCatalogInput, type TruncationListener } from './response-budget.js';
 
-/** Options of {@link withResultBudget}: budget limits plus an observer. */
+/** Options of {@link withResultBudget}: budget limits, an observer, and the tool catalog. */
 export interface ResultBudgetOptions extends BudgetOptions {
   /** Called for every response the budget changed (for logs and metrics). */
   onTruncated?: TruncationListener;
+  /**
+   * The tools as a `tools/list` result lists them (or that result's `tools` array): their output
+   * schemas and annotations decide what a typed tool's bounded result becomes. Needed when this
+   * transport never sends `tools/list` itself (stateless Streamable HTTP); learned from
+   * `tools/list` responses otherwise. See {@link toolCatalogOf}. @default learned from tools/list
+   */
+  tools?: ToolCatalogInput;
 }
 
 class ResultBudgetTransport implements Transport {
@@ -32,8 +41,8 @@ class ResultBudgetTransport implements Transport {
     private readonly inner: Transport,
     options: ResultBudgetOptions,
   ) {
-    const { onTruncated, ...limits } = options;
-    this.budget = new ResponseBudget(limits, onTruncated);
+    const { onTruncated, tools, ...limits } = options;
+    this.budget = new ResponseBudget(limits, onTruncated, tools);
     // Chain what the application installed on the inner transport before connect().
     const appMessage = inner.onmessage;
     const appClose = inner.onclose;
@@ -76,12 +85,19 @@ class ResultBudgetTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const m = message as { id?: unknown };
-    // Perf: only responses with a remembered id are looked at.
-    if (isRequestId(m.id) && this.budget.pending.peek(m.id) !== undefined) {
+    const m = message as { id?: unknown; method?: unknown };
+    if (m.method !== undefined || !('result' in m || 'error' in m)) return this.inner.send(message, options);
+    if (this.budget.answers(m.id) !== undefined) {
       return this.inner.send(this.budget.outbound(message) as JSONRPCMessage, options);
     }
-    return this.inner.send(message, options);
+    if (isRequestId(m.id)) {
+      // Nothing pending has that id (a duplicate, an answer to a cancelled request): a lenient
+      // client could still take it, unbounded, so it is not sent.
+      this.onerror?.(new Error(`mcp-result-budget: dropped a response to request ${JSON.stringify(m.id)}: no pending request has that id`));
+      return Promise.resolve();
+    }
+    // An error that names no request (`id` null or missing) answers nothing: bounded, sent.
+    return this.inner.send(this.budget.boundError(message as Record<string, unknown>) as JSONRPCMessage, options);
   }
 }
 
@@ -91,4 +107,31 @@ class ResultBudgetTransport implements Transport {
  */
 export function withResultBudget<T extends Transport>(transport: T, options: ResultBudgetOptions = {}): Transport {
   return new ResultBudgetTransport(transport, options);
+}
+
+/** The part of an SDK `McpServer` that {@link toolCatalogOf} reads. */
+export interface ToolListingServer {
+  server: object;
+}
+
+/**
+ * The `tools/list` result an SDK `McpServer` would send, for {@link ResultBudgetOptions.tools}.
+ * It runs the server's own `tools/list` handler, so the output schemas are the JSON Schemas the
+ * client validates against, whatever way the tools were registered. Call it after registering
+ * the tools (and again after changing them).
+ */
+export async function toolCatalogOf(mcpServer: ToolListingServer): Promise<{ tools: unknown[] }> {
+  // The SDK keeps request handlers in a private map; there is no public way to list tools
+  // without a connected client.
+  const handlers = (mcpServer.server as { _requestHandlers?: unknown })._requestHandlers;
+  const handler = handlers instanceof Map ? (handlers.get('tools/list') as unknown) : undefined;
+  if (typeof handler !== 'function') {
+    throw new TypeError('toolCatalogOf: the server has no `tools/list` handler; register its tools first');
+  }
+  const controller = new AbortController();
+  const result = (await (handler as (request: unknown, extra: unknown) => Promise<unknown>)(
+    { method: 'tools/list', params: {} },
+    { signal: controller.signal, requestId: 0, sendNotification: async () => undefined, sendRequest: async () => ({}) },
+  )) as { tools?: unknown };
+  return { tools: Array.isArray(result.tools) ? result.tools : [] };
 }

@@ -621,11 +621,11 @@ describe.concurrent('proxy: --max-request-bytes', () => {
     p.send(over.slice(0, 1000), false);
     p.send(over.slice(1000) + '\n' + lineOf(3, 1001), false);
     p.send('');
-    const refused = await p.response(2); // the id is recovered from the refused line's head
+    const refused = await p.response(2); // the id is read from the refused line's top level
     expect(refused.msg.error!.code).toBe(-32600);
     expect(refused.msg.error!.message).toMatch(/more than 2048 bytes refused by mcp-budget proxy; raise --max-request-bytes/);
     expect(((await p.response(3)).msg.result!.content as Block[])[0]!.text).toBe(lineOf(3, 1001));
-    await p.stderrMatches(/refused a client message of more than \d+ bytes \(--max-request-bytes 2048\)/);
+    await p.stderrMatches(/refused a client message of \d+ bytes \(over --max-request-bytes 2048\)/);
 
     const big = lineOf(4, 100_000);
     p.send(big);

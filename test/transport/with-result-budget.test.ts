@@ -137,11 +137,13 @@ describe('withResultBudget over the in-memory transport', () => {
     expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(8 * 1024);
   });
 
-  it('with-result-budget: ids are keyed by type and forgotten on cancel and close', async () => {
+  it('with-result-budget: responses are matched as a client matches them; duplicates, cancelled and unsolicited ones are dropped', async () => {
     const [a, b] = InMemoryTransport.createLinkedPair();
     const sent: unknown[] = [];
+    const errors: string[] = [];
     const decorated = withResultBudget(b, { maxResultBytes: 8 * 1024 });
     decorated.onmessage = () => undefined;
+    decorated.onerror = (e) => void errors.push(e.message);
     await decorated.start();
     await a.start();
     a.onmessage = (m) => void sent.push(m);
@@ -150,15 +152,15 @@ describe('withResultBudget over the in-memory transport', () => {
     await a.send({ jsonrpc: '2.0', id: '1', method: 'tools/call', params: { name: 't' } });
     await a.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 't' } });
     await a.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } });
-    await decorated.send({ jsonrpc: '2.0', id: 1, result: big }); // number 1 was never asked: passes
-    await decorated.send({ jsonrpc: '2.0', id: '1', result: big });
+    await decorated.send({ jsonrpc: '2.0', id: 1, result: big }); // answers "1" for a client keyed by name
+    await decorated.send({ jsonrpc: '2.0', id: '1', result: big }); // a duplicate now: dropped
     await decorated.send({ jsonrpc: '2.0', id: 0, result: big });
-    await decorated.send({ jsonrpc: '2.0', id: 2, result: big }); // cancelled: forgotten
-    const sizes = sent.map((m) => JSON.stringify(m).length);
-    expect(sizes[0]).toBeGreaterThan(50_000);
-    expect(sizes[1]).toBeLessThanOrEqual(8 * 1024);
-    expect(sizes[2]).toBeLessThanOrEqual(8 * 1024);
-    expect(sizes[3]).toBeGreaterThan(50_000);
+    await decorated.send({ jsonrpc: '2.0', id: 2, result: big }); // cancelled: dropped
+    await decorated.send({ jsonrpc: '2.0', id: 3, result: big }); // never asked: dropped
+    expect(sent.map((m) => (m as { id: unknown }).id)).toEqual([1, 0]);
+    for (const m of sent) expect(JSON.stringify(m).length).toBeLessThanOrEqual(8 * 1024 + 100);
+    expect(errors).toHaveLength(3);
+    for (const e of errors) expect(e).toMatch(/dropped a response to request .*: no pending request has that id/);
     await decorated.close();
   });
 
