@@ -142,7 +142,8 @@ class Proxy {
           if (scanner !== undefined && !scanner.done) scanner.push(bytes);
         },
         end: (total) => {
-          const target = refusalTarget(scanner!.end());
+          const facts = scanner!.end();
+          const target = refusalTarget(facts);
           scanner = undefined;
           const what = `a client message of ${total} bytes (over --max-request-bytes ${max})`;
           if (target.answer) {
@@ -150,6 +151,10 @@ class Proxy {
             this.sendToClient(errorLine(target.id, INVALID_REQUEST, `Message of more than ${max} bytes refused by mcp-budget proxy; raise --max-request-bytes to allow it.`));
           } else {
             this.warn(`dropped ${what}: a ${target.kind}, which gets no answer`);
+            if (target.kind === 'response' && facts.idState === 'value') {
+              // The server's request must not wait forever for an answer that will never pass.
+              this.child.stdin?.write(errorLine(facts.id!, INVALID_REQUEST, `mcp-budget proxy: the client's response of ${total} bytes is over --max-request-bytes ${max}`));
+            }
           }
         },
       },

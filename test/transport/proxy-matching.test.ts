@@ -132,3 +132,43 @@ describe('long request ids', () => {
     }, 120_000);
   }
 });
+
+describe('oversized client messages', () => {
+  const CAP = 2048;
+  const nested = `{"id":"nested","list":[{"id":1},"\\"id\\":2"],"s":"${'p'.repeat(CAP)}"}`;
+  /** Where the top-level id hides in a refused line, and the id the refusal must carry. */
+  const LINES: [string, string | number | null][] = [
+    [`{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"small","arguments":${nested}}}`, 41],
+    [`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"small","arguments":${nested}},"id":"last"}`, 'last'],
+    [`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${nested},"id":"dup-wins"}`, 'dup-wins'],
+    [`{"jsonrpc":"2.0","\\u0069d":"escaped","method":"tools/call","params":${nested}}`, 'escaped'],
+    [`{"jsonrpc":"2.0","id":{"x":1},"method":"tools/call","params":${nested}}`, null],
+    [`[{"jsonrpc":"2.0","id":42,"method":"tools/call","params":${nested}}]`, null],
+  ];
+
+  it('proxy-matching: a refused message is answered under its top-level id, never a nested one', async () => {
+    const p = StdioPeer.proxy(['--max-request-bytes', String(CAP)]);
+    await p.initialize();
+    for (const [line, id] of LINES) {
+      const from = p.lines.length;
+      p.send(line);
+      await p.request(`after-${String(id)}`, 'ping');
+      const got = p.lines.slice(from).map((l) => JSON.parse(l.toString('utf8')) as JsonRpcMessage).filter((m) => m.id !== `after-${String(id)}`);
+      expect(got, line.slice(0, 60)).toMatchObject([{ id, error: { code: -32600 } }]);
+    }
+    // Nothing refused reached the server: it saw none of these ids.
+    expect(p.lines.some((l) => /"nested"/.test(l.toString()))).toBe(false);
+  });
+
+  it("proxy-matching: an oversized client response to a server request is refused toward the server, which is not left waiting", async () => {
+    const p = StdioPeer.proxy(['--max-request-bytes', String(CAP)]);
+    await p.initialize();
+    p.send({ jsonrpc: '2.0', id: 'ask', method: 'tools/call', params: { name: 'ask_client', arguments: {} } });
+    const { msg } = await p.takeLine((m) => m.method === 'roots/list', 'the server request');
+    p.send({ jsonrpc: '2.0', id: msg.id, result: { roots: [{ uri: `file:///${'r'.repeat(CAP)}` }] } });
+    const answer = await p.response('ask');
+    const text = (answer.msg.result!.content as { text: string }[])[0]!.text;
+    expect(JSON.parse(text)).toMatchObject({ id: msg.id, error: { code: -32600 } });
+    await p.stderrMatches(/dropped a client message of \d+ bytes .*: a response, which gets no answer/);
+  });
+});
