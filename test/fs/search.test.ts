@@ -330,8 +330,10 @@ describe('a directory exchanged with a link out while searches run', () => {
         }
       }
     }
-    expect(await swapper.done).toBeGreaterThan(1000);
-    expect(calls).toBeGreaterThan(1000);
-    expect(hits).toBeGreaterThan(0); // the searches did find the inside files between exchanges
+    const swaps = await swapper.done;
+    const seen = `${calls} calls, ${swaps} swaps, ${hits} inside hits, refused ${JSON.stringify(refused)}`;
+    expect(swaps, seen).toBeGreaterThan(1000);
+    expect(calls, seen).toBeGreaterThan(1000);
+    expect(hits, seen).toBeGreaterThan(0); // the searches did find the inside files between exchanges
   }, 30_000);
 });
