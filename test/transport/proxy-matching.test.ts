@@ -27,8 +27,11 @@ async function replies(p: StdioPeer, id: string | number, args: Record<string, u
   const from = p.lines.length;
   p.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'reply_as', arguments: args } });
   // The upstream answers in order, so its answer to this ping comes after every reply above.
-  const ping = `ping-after-${String(id)}`;
-  await p.request(ping, 'ping', undefined, 30_000);
+  // Perf: found by a byte search of the new lines only (they may hold ids of 1 MiB).
+  const ping = `ping-after-${typeof id === 'string' ? id.length : id}`;
+  const marker = Buffer.from(JSON.stringify(ping));
+  p.send({ jsonrpc: '2.0', id: ping, method: 'ping' });
+  await p.until(() => (p.lines.slice(from).some((l) => l.includes(marker)) ? true : undefined), `the answer to ${ping}`, 60_000);
   return p.lines
     .slice(from)
     .map((raw) => ({ raw, msg: JSON.parse(raw.toString('utf8')) as JsonRpcMessage }))
