@@ -1,22 +1,23 @@
 /**
- * Bounded git reads: each reads one page plus one and stops git. The log pages by position from a
- * commit fixed on the first page; with a path filter it walks a bounded window of history per
- * call and says `has_more` with a cursor that continues the walk. Ref lists filter one bounded
- * candidate page per call. Status pages tracked changes (untracked scanning off) and then the
- * untracked files from a separate, capped listing.
+ * Bounded git log: one page plus one is read and git stopped. Pages go by position from a commit
+ * fixed on the first page; with a path filter each call walks a bounded window of history and
+ * says `has_more` with a cursor that continues the walk. Every page is sized to the page budget at
+ * the source (page-fit.ts): it stops before its JSON passes the page size, free-text fields are
+ * cut here with `<field>_truncated`, and parents stay within the item bound. Ref lists
+ * (git-refs.ts) and status (git-status.ts) are re-exported here.
  */
 import { WorkspaceError, type Workspace } from '../fs/confine.js';
 import type { CursorCodec } from '../fs/cursor.js';
+import { MAX_ECHO_BYTES, PageFill, UNBOUNDED_PAGE, bindKey, fieldBytes, itemRoom, putField, type GitPageLimits } from './page-fit.js';
 import { checkNotOption, type GitRunner } from './run-git.js';
+
+export { REF_CANDIDATES, gitRefs, type RefEntry, type RefPage } from './git-refs.js';
+export { gitStatus, type StatusEntry, type StatusPage } from './git-status.js';
 
 /** Commits a path-filtered log examines per call at most. */
 export const LOG_WALK_WINDOW = 2000;
-/** Refs a name filter examines per call at most. */
-export const REF_CANDIDATES = 1000;
-/** A commit subject or name longer than this is shortened (…). */
-const MAX_FIELD = 200;
-
-const short = (s: string): string => (s.length > MAX_FIELD ? s.slice(0, MAX_FIELD - 1) + '…' : s);
+/** Parents listed per commit at most (an octopus merge says `parents_truncated`). */
+export const MAX_PARENTS = 16;
 
 export interface Commit {
   hash: string;
@@ -25,13 +26,64 @@ export interface Commit {
   email: string;
   date: string;
   subject: string;
+  parents_truncated?: true;
+  author_truncated?: true;
+  email_truncated?: true;
+  subject_truncated?: true;
 }
 
-const LOG_FORMAT = '--format=%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s';
+/** Six NUL-separated fields per commit (none can hold a NUL), the free-text ones last. */
+const LOG_FORMAT = '--format=%H%x00%P%x00%aI%x00%an%x00%ae%x00%s';
+const LOG_FIELDS = 6;
+const OID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
-function parseCommit(rec: string): Commit {
-  const [hash = '', parents = '', author = '', email = '', date = '', subject = ''] = rec.replace(/^\n/, '').split('\x1f');
-  return { hash, parents: parents === '' ? [] : parents.split(' '), author: short(author), email: short(email), date, subject: short(subject) };
+/** How one commit is shaped on a page: caps derived from the page budget. */
+interface CommitShape {
+  parents: number;
+  fieldBytes: number;
+}
+
+function commitShape(limits: GitPageLimits, room: number): CommitShape {
+  const oid = 'f'.repeat(64);
+  // Parents take at most a quarter of the room (a merge keeps both at every supported limit).
+  const parents = Math.max(1, Math.min(limits.maxPageItems, MAX_PARENTS, Math.floor(room / 4 / (oid.length + 3))));
+  const template: Commit = {
+    hash: oid,
+    parents: Array.from({ length: parents }, () => oid),
+    author: '',
+    email: '',
+    date: '+000000-00-00T00:00:00+00:00',
+    subject: '',
+    parents_truncated: true,
+    author_truncated: true,
+    email_truncated: true,
+    subject_truncated: true,
+  };
+  return { parents, fieldBytes: fieldBytes(limits, room, template, 3) };
+}
+
+function commitOf(f: string[], shape: CommitShape): Commit {
+  const [hash = '', parents = '', date = '', author = '', email = '', subject = ''] = f;
+  if (!OID.test(hash)) throw new WorkspaceError('IO_ERROR', 'git log printed a record this tool does not understand');
+  const all = parents === '' ? [] : parents.split(' ');
+  const c: Commit = { hash, parents: all.slice(0, shape.parents), author: '', email: '', date, subject: '' };
+  if (all.length > shape.parents) c.parents_truncated = true;
+  putField(c, 'author', author, shape.fieldBytes);
+  putField(c, 'email', email, shape.fieldBytes);
+  putField(c, 'subject', subject, shape.fieldBytes);
+  return c;
+}
+
+/** Commits from a `-z` stream of {@link LOG_FORMAT} records. */
+async function* commits(recs: AsyncIterable<string>, shape: CommitShape): AsyncGenerator<Commit> {
+  let f: string[] = [];
+  for await (const rec of recs) {
+    f.push(rec);
+    if (f.length === LOG_FIELDS) {
+      yield commitOf(f, shape);
+      f = [];
+    }
+  }
 }
 
 async function resolveCommit(git: GitRunner, ref: string): Promise<string | undefined> {
@@ -39,14 +91,17 @@ async function resolveCommit(git: GitRunner, ref: string): Promise<string | unde
   const r = await git.tryRun(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (r.code !== 0) {
     if (ref === 'HEAD') return undefined; // an empty repository: no commits yet
-    throw new WorkspaceError('NOT_FOUND', `\`ref\` ${JSON.stringify(ref)} does not name a commit`);
+    throw new WorkspaceError('NOT_FOUND', `\`ref\` ${JSON.stringify(ref.slice(0, 200))} does not name a commit`);
   }
   return r.stdout.toString('utf8').trim();
 }
 
 export interface LogPage {
+  /** The ref asked for (cut to a few hundred bytes with `ref_truncated`). */
   ref: string;
+  ref_truncated?: true;
   path?: string;
+  path_truncated?: true;
   commits: Commit[];
   has_more: boolean;
   next_cursor?: string;
@@ -54,39 +109,52 @@ export interface LogPage {
   examined?: number;
 }
 
-export async function gitLog(
-  git: GitRunner,
-  ws: Workspace,
-  cursors: CursorCodec,
-  args: { ref?: string | undefined; path?: string | undefined; limit: number; cursor: string | undefined },
-): Promise<LogPage> {
+export interface LogArgs {
+  ref?: string | undefined;
+  path?: string | undefined;
+  limit: number;
+  cursor: string | undefined;
+  /** What one page may hold. @default UNBOUNDED_PAGE */
+  page?: GitPageLimits | undefined;
+}
+
+export async function gitLog(git: GitRunner, ws: Workspace, cursors: CursorCodec, args: LogArgs): Promise<LogPage> {
+  const limits = args.page ?? UNBOUNDED_PAGE;
   const ref = args.ref ?? 'HEAD';
   const path = args.path === undefined ? undefined : ws.segments(args.path).join('/') || '.';
+  // Bound by hash: the cursor's length does not grow with the ref or the path.
+  const key = bindKey(ref, path ?? null);
   let start: string | undefined;
   let skip = 0;
   if (args.cursor !== undefined) {
     const c = cursors.decode('log', args.cursor);
-    if (c.r !== ref || (c.p ?? null) !== (path ?? null)) {
+    if (c.k !== key) {
       throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` belongs to another ref or path. Start again without a cursor.');
     }
     start = String(c.h);
     skip = Number(c.s);
+    if (!OID.test(start) || !Number.isSafeInteger(skip) || skip < 0) throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` is malformed. Start again without a cursor.');
   } else {
     start = await resolveCommit(git, ref);
   }
-  const page: LogPage = { ref, commits: [], has_more: false };
-  if (path !== undefined) page.path = path;
+  const echo = Math.min(MAX_ECHO_BYTES, limits.maxPageStringBytes);
+  const page: LogPage = putField({ ref: '', commits: [], has_more: false }, 'ref', ref, echo, Infinity);
+  if (path !== undefined) putField(page, 'path', path, echo, Infinity);
   if (start === undefined) return page;
-  const next = (s: number): string => cursors.encode('log', { r: ref, p: path ?? null, h: start, s });
+  const next = (s: number): string => cursors.encode('log', { k: key, h: start, s });
+  const fixed = { ...page, has_more: true, next_cursor: cursors.encode('log', { k: key, h: 'f'.repeat(64), s: Number.MAX_SAFE_INTEGER }), examined: LOG_WALK_WINDOW };
+  const fill = new PageFill<Commit>(itemRoom(limits, fixed), args.limit);
+  const shape = commitShape(limits, fill.room);
   if (path === undefined) {
-    for await (const rec of git.records(['log', '--no-color', `--max-count=${args.limit + 1}`, `--skip=${skip}`, LOG_FORMAT, '-z', start])) {
-      if (page.commits.length === args.limit) {
+    const recs = git.records(['log', '--no-color', `--max-count=${args.limit + 1}`, `--skip=${skip}`, LOG_FORMAT, '-z', start]);
+    for await (const c of commits(recs, shape)) {
+      if (!fill.offer(c)) {
         page.has_more = true;
         break;
       }
-      page.commits.push(parseCommit(rec));
     }
-    if (page.has_more) page.next_cursor = next(skip + args.limit);
+    page.commits = fill.items;
+    if (page.has_more) page.next_cursor = next(skip + fill.items.length);
     return page;
   }
   // Path filter: examine a bounded window of history, then keep the commits touching the path.
@@ -98,132 +166,21 @@ export async function gitLog(
   if (window.length === 0) return page;
   const position = new Map(window.map((h, i) => [h, i]));
   const input = window.join('\n') + '\n';
-  const r = await git.run(['log', '--no-color', '--no-walk=unsorted', '--stdin', LOG_FORMAT, '-z', '--', path], { input });
-  const matches = r.stdout.toString('utf8').split('\0').filter((x) => x.trim() !== '').map(parseCommit);
-  page.commits = matches.slice(0, args.limit);
-  if (matches.length > args.limit) {
+  const recs = git.records(['log', '--no-color', '--no-walk=unsorted', '--stdin', LOG_FORMAT, '-z', '--', path], undefined, input);
+  let stopped = false;
+  for await (const c of commits(recs, shape)) {
+    if (!fill.offer(c)) {
+      stopped = true;
+      break;
+    }
+  }
+  page.commits = fill.items;
+  if (stopped) {
     page.has_more = true;
-    page.next_cursor = next(skip + position.get(page.commits[page.commits.length - 1]!.hash)! + 1);
+    page.next_cursor = next(skip + position.get(fill.items[fill.items.length - 1]!.hash)! + 1);
   } else if (window.length === LOG_WALK_WINDOW) {
     page.has_more = true; // more history to examine: the cursor continues the walk
     page.next_cursor = next(skip + LOG_WALK_WINDOW);
   }
-  return page;
-}
-
-export interface RefPage {
-  refs: { name: string; target: string }[];
-  has_more: boolean;
-  next_cursor?: string;
-  /** With `match`: refs examined by this call (bounded). */
-  examined?: number;
-}
-
-export async function gitRefs(
-  git: GitRunner,
-  cursors: CursorCodec,
-  kind: 'heads' | 'tags',
-  args: { match?: string | undefined; limit: number; cursor: string | undefined },
-): Promise<RefPage> {
-  const prefix = `refs/${kind}/`;
-  let after: string | undefined;
-  if (args.cursor !== undefined) {
-    const c = cursors.decode(`refs:${kind}`, args.cursor);
-    if ((c.m ?? null) !== (args.match ?? null)) {
-      throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` belongs to another `match`. Start again without a cursor.');
-    }
-    after = String(c.a);
-  }
-  const page: RefPage = { refs: [], has_more: false };
-  let examined = 0;
-  let last: string | undefined;
-  let field = 0;
-  let name = '';
-  // for-each-ref sorts by refname: a page resumes after the last name seen.
-  for await (const rec of git.records(['for-each-ref', '--format=%(refname)%00%(objectname)%00', prefix])) {
-    const value = rec.replace(/^\n/, '');
-    if (field === 0) {
-      name = value;
-      field = 1;
-      continue;
-    }
-    field = 0;
-    if (name === '' || (after !== undefined && name <= after)) continue;
-    const shortName = name.slice(prefix.length);
-    if (args.match !== undefined) {
-      if (examined === REF_CANDIDATES) {
-        page.has_more = true;
-        break;
-      }
-      examined++;
-      last = name;
-      if (!shortName.includes(args.match)) continue;
-    }
-    if (page.refs.length === args.limit) {
-      page.has_more = true;
-      break;
-    }
-    page.refs.push({ name: shortName, target: value });
-    if (args.match === undefined) last = name;
-  }
-  if (args.match !== undefined) page.examined = examined;
-  if (page.has_more && last !== undefined) {
-    // With a filter, the cursor continues the candidate scan (the page may hold zero matches).
-    const resumeAfter = args.match === undefined ? last : page.refs.length === args.limit ? prefix + page.refs[page.refs.length - 1]!.name : last;
-    page.next_cursor = cursors.encode(`refs:${kind}`, { a: resumeAfter, m: args.match ?? null });
-  }
-  return page;
-}
-
-export interface StatusEntry {
-  path: string;
-  /** Porcelain v2 XY (staged, unstaged) for tracked changes; `??` for untracked. */
-  status: string;
-  kind: 'tracked' | 'conflict' | 'untracked';
-}
-
-export interface StatusPage {
-  entries: StatusEntry[];
-  has_more: boolean;
-  next_cursor?: string;
-}
-
-/** Untracked listing: a separate call, capped in time. */
-const UNTRACKED_TIMEOUT_MS = 5000;
-
-export async function gitStatus(git: GitRunner, cursors: CursorCodec, args: { limit: number; cursor: string | undefined }): Promise<StatusPage> {
-  let skip = 0;
-  if (args.cursor !== undefined) skip = Number(cursors.decode('status', args.cursor).s);
-  const page: StatusPage = { entries: [], has_more: false };
-  let seen = 0;
-  const take = (e: StatusEntry): boolean => {
-    if (seen++ < skip) return true;
-    if (page.entries.length === args.limit) {
-      page.has_more = true;
-      return false;
-    }
-    page.entries.push(e);
-    return true;
-  };
-  // Tracked changes with untracked scanning off (never a full-tree untracked scan here).
-  let full = false;
-  for await (const rec of git.records(['status', '--porcelain=v2', '-z', '--untracked-files=no', '--no-renames', '--ignore-submodules=all'])) {
-    const r = rec.replace(/^\n/, '');
-    if (r.startsWith('1 ') || r.startsWith('u ')) {
-      const parts = r.split(' ');
-      const path = parts.slice(r.startsWith('1 ') ? 8 : 10).join(' ');
-      if (!take({ path, status: parts[1]!, kind: r.startsWith('u ') ? 'conflict' : 'tracked' })) {
-        full = true;
-        break;
-      }
-    }
-  }
-  if (!full) {
-    for await (const rec of git.records(['ls-files', '--others', '--exclude-standard', '-z'], UNTRACKED_TIMEOUT_MS)) {
-      if (rec === '') continue;
-      if (!take({ path: rec, status: '??', kind: 'untracked' })) break;
-    }
-  }
-  if (page.has_more) page.next_cursor = cursors.encode('status', { s: skip + page.entries.length });
   return page;
 }

@@ -133,6 +133,16 @@ export class GitRunner {
     return configOverrides(parseConfigList(r.stdout.toString('utf8')));
   }
 
+  /**
+   * The checks every call makes (root identity, repository shape, config policy), without running
+   * a command: for reads served from the repository's files, which must be refused exactly when a
+   * git call would be.
+   */
+  async check(): Promise<void> {
+    await this.prepare();
+    await this.ws.checkRoot();
+  }
+
   /** Run git to completion (output capped); throws a workspace error on a non-zero exit. */
   async run(args: string[], options: GitCallOptions = {}): Promise<GitResult> {
     const r = await this.tryRun(args, options);
@@ -149,14 +159,18 @@ export class GitRunner {
 
   /**
    * Stream NUL-separated records; the generator's consumer may stop early (`break`), which ends
-   * git at once. Records are never all held.
+   * git at once. Records are never all held. `input` is written to git's stdin, then closed.
    */
-  async *records(args: string[], timeoutMs = GIT_TIMEOUT_MS): AsyncGenerator<string> {
+  async *records(args: string[], timeoutMs = GIT_TIMEOUT_MS, input?: string): AsyncGenerator<string> {
     const p = await this.prepare();
     await this.ws.checkRoot();
-    const child = spawn(p.git, args, { cwd: p.repo.workTree, env: p.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(p.git, args, { cwd: p.repo.workTree, env: p.env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) {
+      child.stdin!.on('error', () => undefined); // git may stop reading once it has its page
+      child.stdin!.end(input);
+    }
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
+    child.stderr!.on('data', (d: Buffer) => {
       if (stderr.length < 4096) stderr += d.toString();
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -167,7 +181,7 @@ export class GitRunner {
     // A character split across two reads must not be decoded in halves.
     const decoder = new StringDecoder('utf8');
     try {
-      for await (const chunk of child.stdout) {
+      for await (const chunk of child.stdout!) {
         pending += decoder.write(chunk as Buffer);
         let at: number;
         while ((at = pending.indexOf('\0')) !== -1) {

@@ -1,6 +1,7 @@
 /**
  * The git tools of `mcp-budget serve` (the workspace root's repository): bounded reads, state
- * views and validated mutations, declared through the same helpers as the workspace tools.
+ * views and validated mutations, declared through the same helpers as the workspace tools. Every
+ * read gets the server's page budget, so its pages are sized to the active limits at the source.
  */
 import { z } from 'zod';
 import type { Workspace } from '../fs/confine.js';
@@ -42,7 +43,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git log --max-count=limit+1 (no walk for a total); with path: rev-list of a 2000-commit window, then log --no-walk of that window',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ ref, path, limit, cursor }) => gitLog(git(), ws, cursors, { ref, path, limit, cursor }),
+      run: ({ ref, path, limit, cursor }) => gitLog(git(), ws, cursors, { ref, path, limit, cursor, page: ctx.page }),
     },
     'the `path` argument',
   );
@@ -60,7 +61,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git status --porcelain=v2 -z --untracked-files=no, stopped at the page; untracked from ls-files --others, stopped at the page, 5 s time cap',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ limit, cursor }) => gitStatus(git(), cursors, { limit, cursor }),
+      run: ({ limit, cursor }) => gitStatus(git(), cursors, { limit, cursor, page: ctx.page }),
     },
     'workspace_search_files',
   );
@@ -82,7 +83,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
           backend_query_bound: 'git for-each-ref streamed and stopped at the page (or after 1000 candidates with match)',
           structured_content: 'the page object; the text block is its JSON',
         },
-        run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor }),
+        run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor, page: ctx.page }),
       },
       'the `match` argument',
     );
@@ -101,7 +102,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git log --walk-reflogs refs/stash --max-count=limit+1 (or 1001 candidates with match)',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ match, limit, cursor }) => gitStashes(git(), cursors, { match, limit, cursor }),
+      run: ({ match, limit, cursor }) => gitStashes(git(), cursors, { match, limit, cursor, page: ctx.page }),
     },
     'the `match` argument',
   );
@@ -116,7 +117,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'git-path checks; git diff --name-only --diff-filter=U -z stopped at the cap',
       structured_content: 'the status object; the text block is its JSON',
     },
-    run: () => gitMergeStatus(git()),
+    run: () => gitMergeStatus(git(), ctx.page),
   });
   const caps = { ...GIT_WRITE_LIMITS };
   defineMutationTool<{ message: string; paths?: string[] }>(ctx, {
