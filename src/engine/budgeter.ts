@@ -23,7 +23,8 @@ import {
   type BudgetReport,
   type ReportMark,
 } from './report.js';
-import { cutString, escapeContent, escapedLength, mirrorLength, utf8Length } from './wire.js';
+import { cutString, escapeContent, escapedLength, utf8Length } from './wire.js';
+import { MAX_MIRROR_CANDIDATES, rewriteMirror, summaryNeed, type MirrorCandidate } from './text-mirror.js';
 import { Base64Check, looksOpaque, scalarType, ShapeTracker, type JsonType } from './shapes.js';
 
 export type { RootKind } from './roles.js';
@@ -35,7 +36,7 @@ interface Tx {
   report: ReportMark;
   textUsed: number;
   parentKept: number;
-  candidate: Candidate | undefined;
+  candidates: number;
 }
 
 interface Frame {
@@ -77,20 +78,12 @@ interface Str {
   first: number;
   contentStart: number;
   pin: Mark | undefined;
+  /** The text budget was spent before this text began: cut, it goes with its block (an empty one stays). */
+  dropIfCut: boolean;
   /** Validity of a base64 member (`data`, `blob`), checked as it streams. */
   b64: Base64Check | undefined;
   /** The value of a block's `type`, collected (it is bounded by `maxStringBytes`). */
   value: string | undefined;
-}
-
-interface Candidate {
-  /** Index of the block in `content`. */
-  block: number;
-  from: number;
-  to: number;
-  pin: Mark;
-  raw: number;
-  first: number;
 }
 
 interface Slot {
@@ -107,7 +100,6 @@ const ISERROR_RESERVE = ',"isError":false'.length;
  */
 const META_WRAPPER_BYTES = ',"_meta":{}'.length;
 const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
 
 /** Event-driven budgeter for one result. Create one per result; call `finish()` at the end. */
 export class Budgeter {
@@ -121,10 +113,14 @@ export class Budgeter {
   private exhausted = false;
   private textUsed = 0;
   private isErrorReserved = false;
-  private mirrorExtra = 0;
-  private candidate: Candidate | undefined;
-  private mirror: { budget: number; used: number; open: number; from: number; exhausted: boolean } | undefined;
+  /** Cut text blocks that may mirror the structure to come (see text-mirror.ts). */
+  private candidates: MirrorCandidate[] = [];
+  /** While the structure is bounded after candidates: where its JSON starts, bytes held for the summary. */
+  private mirror: { from: number; reserve: number } | undefined;
+  /** The structure's JSON in the output, once it closed, until the source's verdict. */
   private mirrorRange: { from: number; to: number } | undefined;
+  /** `structuredContent` was seen: no more candidates. */
+  private mirrorDone = false;
   private str: Str | undefined;
   private capture: ValueCapture | undefined;
   private captureFrame = -1;
@@ -153,30 +149,27 @@ export class Budgeter {
 
   // ---------------------------------------------------------------- accounting
 
-  /** Bytes still available for content (in mirror units while a text mirror is being rebuilt). */
+  /** Bytes still available for content. */
   private room(): number {
-    const m = this.mirror;
-    if (m !== undefined) return m.budget - m.used - m.open;
     return (
       this.limits.maxResultBytes -
       (this.out.bytes - this.outside) -
       this.closing -
       this.limits.reserveBytes -
       (this.isErrorReserved ? ISERROR_RESERVE : 0) -
-      this.mirrorExtra +
+      (this.mirror?.reserve ?? 0) +
       (this.metaWrapperReserved ? 0 : META_WRAPPER_BYTES - (this.ownMeta === 'open' || this.ownMeta === 'members' ? 1 : 0))
     );
   }
 
   private cost(piece: string): number {
-    return this.mirror !== undefined ? mirrorLength(piece) : utf8Length(piece);
+    return utf8Length(piece);
   }
 
   private emit(piece: string, outside = false): void {
     const bytes = utf8Length(piece);
     this.out.write(piece, bytes);
     if (outside) this.outside += bytes;
-    if (this.mirror !== undefined) this.mirror.used += mirrorLength(piece);
   }
 
   private get top(): Frame | undefined {
@@ -261,7 +254,7 @@ export class Budgeter {
       if (parent.role !== 'content' && parent.kept >= this.limits.maxItems) return this.omitAndClose('array_items');
     }
     if (parent.role === 'envelope') return true;
-    if ((this.exhausted || this.mirror?.exhausted === true) && !reserved) return this.omitAndClose('result_bytes');
+    if (this.exhausted && !reserved) return this.omitAndClose('result_bytes');
     return true;
   }
 
@@ -284,12 +277,12 @@ export class Budgeter {
     this.out.rollback(tx.mark);
     this.report.rollback(tx.report);
     this.textUsed = tx.textUsed;
-    this.candidate = tx.candidate;
+    this.candidates.length = tx.candidates;
     this.frames[parentAt]!.kept = tx.parentKept;
     this.str = undefined;
     this.openBlockAt = -1;
     if (kind !== undefined) this.omit(kind, parentAt);
-    if (kind === 'result_bytes') this.exhausted = true;
+    if (kind === 'result_bytes') this.spend();
     return false;
   }
 
@@ -334,8 +327,14 @@ export class Budgeter {
     const mark = role === 'block' ? this.out.mark() : undefined;
     const pre = this.prefix(parent);
     if (ownMeta) this.metaWrapperReserved = false;
+    // The structure after cut JSON-looking text blocks: bounded first, with their bytes lent to it
+    // (less what the summary needs); one of them is then rewritten (see text-mirror.ts).
+    const mirror = role === 'structure' && !this.mirrorDone && this.candidates.length > 0;
+    if (role === 'structure') this.mirrorDone = true;
+    if (mirror) this.mirror = { from: -1, reserve: this.mirrorReserve() };
     if ((role === 'block' && this.exhausted) || this.cost(pre) + 2 > this.room()) {
       if (ownMeta) this.metaWrapperReserved = true;
+      if (mirror) this.mirror = undefined;
       if (mark !== undefined) this.out.release(mark);
       if (role === 'block') {
         this.pushProbe('block');
@@ -344,24 +343,18 @@ export class Budgeter {
       return this.omitAndClose('result_bytes');
     }
     const outside = parent.role === 'envelope';
-    let mirror = false;
-    if (role === 'structure' && this.candidate !== undefined && this.mirrorRange === undefined) {
-      mirror = this.candidate.first === (array ? OPEN_BRACKET : OPEN_BRACE) && this.mirrorBudget(pre) >= 2;
-    }
     const parentKept = parent.kept;
     parent.kept++;
     if (mirror) {
-      const budget = this.mirrorBudget(pre);
       this.emit(pre, outside);
-      this.mirror = { budget, used: 0, open: 0, from: this.out.length, exhausted: false };
-      this.emit(array ? '[' : '{');
+      this.mirror!.from = this.out.length;
+      this.emit('{');
     } else if (outside) {
       this.emit(pre, true);
       this.emit(array ? '[' : '{');
     } else {
       this.emit(pre + (array ? '[' : '{'));
     }
-    if (this.mirror !== undefined) this.mirror.open++;
     this.closing++;
     this.noteMember(parent, array ? 'array' : 'object');
     const f = this.push(array, role, depth);
@@ -377,7 +370,7 @@ export class Budgeter {
         report: this.report.mark(),
         textUsed: this.textUsed,
         parentKept,
-        candidate: this.candidate,
+        candidates: this.candidates.length,
       };
     }
     return true;
@@ -418,7 +411,6 @@ export class Budgeter {
   private endProbe(): void {
     if (this.probeNotice) return;
     this.omitAndClose('result_bytes');
-    this.exhausted = true;
   }
 
   /** A probed block `_meta` closed: an earlier notice goes silently, any other `_meta` did not fit. */
@@ -430,7 +422,6 @@ export class Budgeter {
       return;
     }
     this.omitAndClose('result_bytes');
-    this.exhausted = true;
   }
 
   private openRoot(array: boolean): boolean {
@@ -533,10 +524,7 @@ export class Budgeter {
         break;
     }
     this.emit(f.array ? ']' : '}');
-    if (this.mirror !== undefined) {
-      this.mirror.open--;
-      if (f.mirror) this.endMirror();
-    }
+    if (f.mirror) this.endMirror();
   }
 
   // ---------------------------------------------------------------- keys
@@ -671,8 +659,8 @@ export class Budgeter {
     let limitKind: BudgetKind;
     if (kind === 'text') {
       const textLeft = l.maxTextBytes - this.textUsed;
-      if (textLeft <= 0) return this.abandonBlock('text_total_bytes');
-      limit = Math.min(l.maxBlockBytes, textLeft);
+      // Spent: an empty text still fits; any other goes with its block (see cutHere).
+      limit = Math.max(0, Math.min(l.maxBlockBytes, textLeft));
       limitKind = l.maxBlockBytes <= textLeft ? 'text_block_bytes' : 'text_total_bytes';
     } else if (kind === 'envelope') {
       limit = MAX_ENVELOPE_FIELD_BYTES;
@@ -715,6 +703,7 @@ export class Budgeter {
       first: -1,
       contentStart: this.out.length,
       pin: kind === 'text' && parent.role === 'block' ? this.out.mark() : undefined,
+      dropIfCut: kind === 'text' && l.maxTextBytes - this.textUsed <= 0,
       b64: kind === 'atomic' ? new Base64Check() : undefined,
       value: kind === 'opaque' && parent.role === 'block' && parent.key === 'type' ? '' : undefined,
     };
@@ -745,7 +734,6 @@ export class Budgeter {
   private take(s: Str, text: string): boolean {
     if (s.first < 0) s.first = text.charCodeAt(0);
     if (s.value !== undefined && s.value.length <= 64) s.value += text.slice(0, 65);
-    const mirror = this.mirror !== undefined;
     const left = s.budget - s.used;
     // Perf: a chunk whose worst case (7 bytes per unit) fits is escaped natively in one go.
     if (text.length * 7 <= left) {
@@ -754,7 +742,7 @@ export class Budgeter {
       this.emitContent(s, esc);
       return true;
     }
-    const cut = cutString(text, 0, left, mirror);
+    const cut = cutString(text, 0, left, false);
     if (cut.end === text.length) {
       // Perf: base64 is checked only once it is known to be kept (a cut one goes whole).
       s.b64?.feed(text);
@@ -770,13 +758,7 @@ export class Budgeter {
     this.out.write(esc, bytes);
     if (s.kind === 'envelope') this.outside += bytes;
     s.usedRaw += bytes;
-    if (this.mirror !== undefined) {
-      const m = mirrorLength(esc);
-      this.mirror.used += m;
-      s.used += m;
-    } else {
-      s.used += bytes;
-    }
+    s.used += bytes;
   }
 
   /** The current string does not fit: apply the rule of its kind. */
@@ -784,6 +766,7 @@ export class Budgeter {
     s.cut = true;
     if (s.kind === 'atomic') return this.abandonBlock('binary_block');
     if (s.kind === 'envelope') throw this.envelopeTooLarge(this.top!.key);
+    if (s.dropIfCut) return this.abandonBlock('text_total_bytes');
     const opaque = s.kind === 'opaque' || (s.kind === 'generic' && looksOpaque(this.out.read(s.contentStart, this.out.length)));
     if (opaque && s.limitKind !== 'result_bytes') {
       // Opaque strings are kept whole or not at all: the member goes, later siblings stay.
@@ -801,17 +784,22 @@ export class Budgeter {
       return this.omitAndClose('result_bytes');
     }
     this.omit(s.limitKind);
-    if (s.limitKind === 'result_bytes') this.spend();
+    if (s.limitKind === 'result_bytes' && !this.mayMirror(s)) this.spend();
     return false;
   }
 
   /**
-   * The budget is spent: every later value is omitted. While a text mirror is being rebuilt, the
-   * mirror's own budget ran out, not the result's: only the rest of the structure is omitted.
+   * The budget is spent: every later value is omitted. Not while cut texts that may mirror the
+   * structure to come are held: the structure borrows their bytes (structure first).
    */
   private spend(): void {
-    if (this.mirror !== undefined) this.mirror.exhausted = true;
-    else this.exhausted = true;
+    if (!this.mirrorDone && this.candidates.length > 0) return;
+    this.exhausted = true;
+  }
+
+  /** Whether the current string, once ended cut, becomes a mirror candidate. */
+  private mayMirror(s: Str): boolean {
+    return s.pin !== undefined && s.first === OPEN_BRACE && !this.mirrorDone && this.candidates.length < MAX_MIRROR_CANDIDATES;
   }
 
   /** End of the current string. */
@@ -841,11 +829,11 @@ export class Budgeter {
     if (s.kind === 'text') {
       this.textUsed += s.usedRaw;
       if (s.pin !== undefined) {
-        const isCandidate =
-          s.cut && this.candidate === undefined && this.mirrorRange === undefined && (s.first === OPEN_BRACE || s.first === OPEN_BRACKET);
+        // A structure is an object: only a cut text that starts with `{` can be its mirror.
+        const isCandidate = s.cut && this.mayMirror(s);
         if (isCandidate) {
           const block = this.frames[this.frames.length - 2]!.cur;
-          this.candidate = { block, from: s.contentStart, to: this.out.length - 1, pin: s.pin, raw: s.usedRaw, first: s.first };
+          this.candidates.push({ block, from: s.contentStart, to: this.out.length - 1, pin: s.pin, raw: s.usedRaw });
         } else {
           this.out.release(s.pin);
         }
@@ -880,51 +868,58 @@ export class Budgeter {
 
   // ---------------------------------------------------------------- text mirror
 
-  /** After `structuredContent` ends: is there a rebuilt mirror waiting for the source's verdict? */
+  /** After `structuredContent` ends: is there a mirror candidate waiting for the source's verdict? */
   get mirrorPending(): boolean {
-    return this.mirrorRange !== undefined && this.candidate !== undefined;
+    return this.mirrorRange !== undefined && this.candidates.length > 0;
   }
 
-  /** Index in `content` of the text block that may mirror `structuredContent`. */
-  get mirrorBlockIndex(): number | undefined {
-    return this.candidate?.block;
+  /** Indexes in `content` of the cut text blocks that may mirror `structuredContent`. */
+  get mirrorBlocks(): readonly number[] {
+    return this.candidates.map((c) => c.block);
   }
 
   /**
-   * Mirror units `structuredContent` may take when its JSON must also fit, escaped, in the place
-   * of the candidate text block (after the prefix `pre` is written): within the block and text
-   * bounds, and so that structure plus rebuilt text fit the result.
+   * Bytes held back while the structure is bounded: what the summary will need, less the bytes of
+   * the candidates (they are rewritten or emptied afterwards); negative when they are lent.
    */
-  private mirrorBudget(pre: string): number {
-    const x = this.room() - utf8Length(pre);
-    const c = this.candidate!.raw;
-    const cap = Math.min(this.limits.maxBlockBytes, c + (this.limits.maxTextBytes - this.textUsed));
-    return Math.min(cap, x, Math.floor((x + c) / 2));
+  private mirrorReserve(): number {
+    const l = this.limits;
+    let lent = 0;
+    for (const c of this.candidates) lent += c.raw;
+    return summaryNeed(this.candidates, l.maxBlockBytes, l.maxTextBytes - this.textUsed) - lent;
   }
 
   private endMirror(): void {
-    const m = this.mirror!;
+    this.mirrorRange = { from: this.mirror!.from, to: this.out.length };
     this.mirror = undefined;
-    this.mirrorRange = { from: m.from, to: this.out.length };
-    this.mirrorExtra = Math.max(0, m.used - this.candidate!.raw);
-    this.textUsed += this.mirrorExtra;
   }
 
   /**
-   * The source's verdict: was the candidate text block exactly the JSON of `structuredContent`?
-   * If so its cut text is replaced by the JSON of the bounded structure (escaped as a string).
+   * The source's verdict: which candidate block (if any) was exactly the JSON of
+   * `structuredContent`. That block's cut text is replaced by the JSON of the bounded structure,
+   * or the summary when that does not fit (see text-mirror.ts); the other candidates stay as cut.
    */
-  resolveMirror(isMirror: boolean): void {
-    const c = this.candidate;
+  resolveMirror(block: number | undefined): void {
     const r = this.mirrorRange;
-    if (c === undefined || r === undefined) return;
-    if (isMirror) {
-      const json = this.out.read(r.from, r.to);
-      const esc = escapeContent(json);
-      this.out.replaceRange(c.from, c.to, esc, utf8Length(esc) - c.raw);
+    const c = r === undefined || block === undefined ? undefined : this.candidates.find((x) => x.block === block);
+    const others = this.candidates.filter((x) => x !== c);
+    if (c !== undefined) {
+      const l = this.limits;
+      let spare = this.room();
+      for (const o of others) spare += o.raw;
+      const rw = rewriteMirror(this.out.read(r!.from, r!.to), c, { maxBlockBytes: l.maxBlockBytes, textLeft: l.maxTextBytes - this.textUsed, room: spare });
+      this.rewriteCandidate(c, rw.text, rw.delta);
     }
-    this.out.release(c.pin);
-    this.candidate = undefined;
+    // Bytes lent to the structure come back from the other candidates, last first: emptied.
+    for (let i = others.length - 1; i >= 0 && this.room() < 0; i--) this.rewriteCandidate(others[i]!, '', -others[i]!.raw);
+    for (const x of this.candidates) this.out.release(x.pin);
+    this.candidates = [];
+    this.mirrorRange = undefined;
+  }
+
+  private rewriteCandidate(c: MirrorCandidate, text: string, delta: number): void {
+    this.out.replaceRange(c.from, c.to, text, delta);
+    this.textUsed += delta;
   }
 
   // ---------------------------------------------------------------- end
@@ -936,7 +931,7 @@ export class Budgeter {
       throw new BudgetError('INVALID_RESULT', 'The result ended before its last value was complete');
     }
     this.finished = true;
-    if (this.candidate !== undefined) this.resolveMirror(false);
+    if (this.candidates.length > 0) this.resolveMirror(undefined);
     if (this.prior !== undefined) this.report.absorb(this.prior);
     const report = this.report.truncated ? this.report.build() : undefined;
     const fill = (slot: Slot | undefined, piece: string): void => {

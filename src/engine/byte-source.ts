@@ -119,7 +119,8 @@ class MirrorHashing implements JsonEvents {
   tok!: Tokenizer;
   private text: Hash | undefined;
   private textFirstPending = false;
-  private candidate: { block: number; digest: string } | undefined;
+  /** Digest of each candidate block's whole text, by block index. */
+  private readonly digests = new Map<number, string>();
   private structure: Hash | undefined;
 
   constructor(private readonly b: Budgeter) {}
@@ -164,8 +165,9 @@ class MirrorHashing implements JsonEvents {
     this.tok.setTap(undefined);
     const digest = this.structure.digest('hex');
     this.structure = undefined;
-    const c = this.candidate;
-    this.b.resolveMirror(c !== undefined && c.block === this.b.mirrorBlockIndex && c.digest === digest);
+    const block = this.b.mirrorBlocks.find((i) => this.digests.get(i) === digest);
+    this.digests.clear();
+    this.b.resolveMirror(block);
   }
 
   key(name: string): boolean {
@@ -178,7 +180,7 @@ class MirrorHashing implements JsonEvents {
 
   stringStart(): boolean {
     const kept = this.b.stringStart();
-    if (kept && this.b.inBlockText && this.candidate === undefined) {
+    if (kept && this.b.inBlockText) {
       const h = createHash('sha1');
       this.text = h;
       this.textFirstPending = true;
@@ -203,10 +205,10 @@ class MirrorHashing implements JsonEvents {
       return;
     }
     this.stopText();
-    const before = this.b.mirrorBlockIndex;
+    const before = this.b.mirrorBlocks.length;
     this.b.stringEnd();
-    const after = this.b.mirrorBlockIndex;
-    if (before === undefined && after !== undefined) this.candidate = { block: after, digest: h.digest('hex') };
+    const blocks = this.b.mirrorBlocks;
+    if (blocks.length > before) this.digests.set(blocks[blocks.length - 1]!, h.digest('hex'));
   }
 
   private stopText(): void {

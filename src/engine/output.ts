@@ -8,10 +8,17 @@
 /** Receives bounded output in order. */
 export type ChunkSink = (chunk: string) => void;
 
+/** A pinned chunk index; compared by identity, since a mark and a hole may share an index. */
+interface Pin {
+  readonly index: number;
+}
+
 /** A position to roll back to. */
 export interface Mark {
   readonly index: number;
   readonly bytes: number;
+  /** The pin this mark holds. */
+  readonly pin: Pin;
 }
 
 /** Flush to the sink once this many UTF-16 units are ready (keeps sink calls coarse). */
@@ -23,8 +30,8 @@ export class Output {
   private flushed = 0;
   /** Units ready to flush but not yet flushed. */
   private pendingUnits = 0;
-  /** Indexes that may still change: open marks and unfilled holes. */
-  private pins: number[] = [];
+  /** Indexes that may still change: open marks and unfilled holes, in the order they were taken. */
+  private pins: Pin[] = [];
   /** UTF-8 bytes written so far (holes count as empty until filled). */
   bytes = 0;
 
@@ -46,30 +53,32 @@ export class Output {
 
   /** Remember this position; pins it until {@link rollback} or {@link release}. */
   mark(): Mark {
-    const m = { index: this.chunks.length, bytes: this.bytes };
-    this.pins.push(m.index);
-    return m;
+    const pin = { index: this.chunks.length };
+    this.pins.push(pin);
+    return { index: pin.index, bytes: this.bytes, pin };
   }
 
   /** Drop everything written since `m` and unpin it. */
   rollback(m: Mark): void {
     this.chunks.length = m.index;
     this.bytes = m.bytes;
-    this.unpin(m.index);
-    // Holes opened after the mark are gone with their chunks.
-    this.pins = this.pins.filter((p) => p < m.index || p === m.index);
+    // Every pin taken after the mark (inner marks, holes, even one at the mark's own index) is gone
+    // with its chunks; pins taken before it stay.
+    const at = this.pins.indexOf(m.pin);
+    if (at !== -1) this.pins.length = at;
   }
 
   /** Keep what was written since `m`; unpin it. */
   release(m: Mark): void {
-    this.unpin(m.index);
+    const at = this.pins.indexOf(m.pin);
+    if (at !== -1) this.pins.splice(at, 1);
   }
 
   /** Open a hole at the current position; returns its index for {@link fill}. */
   hole(): number {
     const index = this.chunks.length;
     this.chunks.push('');
-    this.pins.push(index);
+    this.pins.push({ index });
     return index;
   }
 
@@ -112,12 +121,16 @@ export class Output {
 
   private firstPin(): number {
     let min = Infinity;
-    for (const p of this.pins) if (p < min) min = p;
+    for (const p of this.pins) if (p.index < min) min = p.index;
     return min;
   }
 
   private unpin(index: number): void {
-    const at = this.pins.lastIndexOf(index);
-    if (at !== -1) this.pins.splice(at, 1);
+    for (let i = this.pins.length - 1; i >= 0; i--) {
+      if (this.pins[i]!.index === index) {
+        this.pins.splice(i, 1);
+        return;
+      }
+    }
   }
 }

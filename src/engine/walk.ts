@@ -97,11 +97,13 @@ function omitRemaining(b: Budgeter, e: Entry): void {
   b.omitRest(keys.length, (i) => keys[i]!);
 }
 
-/** `structure` just closed; compare it with the candidate text block of its parent result. */
+/** `structure` just closed; find the candidate text block of its parent result that is its JSON. */
 function resolveMirror(b: Budgeter, structure: unknown, result: unknown): void {
-  const index = b.mirrorBlockIndex;
   const content = (result as { content?: unknown } | undefined)?.content;
-  const block = Array.isArray(content) && index !== undefined ? content[index] : undefined;
-  const text = (block as { text?: unknown } | undefined)?.text;
-  b.resolveMirror(typeof text === 'string' && serializationEquals(structure, text));
+  const found = b.mirrorBlocks.find((index) => {
+    const block: unknown = Array.isArray(content) ? content[index] : undefined;
+    const text = (block as { text?: unknown } | undefined)?.text;
+    return typeof text === 'string' && serializationEquals(structure, text);
+  });
+  b.resolveMirror(found);
 }

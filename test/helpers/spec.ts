@@ -100,6 +100,15 @@ export function hasDuplicateKeys(json: string): boolean {
   return JSON.stringify(JSON.parse(json)) !== json;
 }
 
+/** The summary a mirror becomes when the JSON of the bounded structure does not fit (spec §1.3). */
+export const MIRROR_SUMMARY =
+  '[mcp-result-budget] The JSON text of this result did not fit the budget; its bounded data is in structuredContent.';
+
+/** Spec §1.3: a rewritten mirror is the JSON of the bounded structure, the summary, or empty. */
+export function isMirrorRewrite(text: string, structure: unknown): boolean {
+  return text === JSON.stringify(structure) || text === MIRROR_SUMMARY || text === '';
+}
+
 export function isNoticeBlock(block: unknown): boolean {
   return isObject(block) && isObject(block._meta) && block._meta[NOTICE_KEY] === true;
 }
