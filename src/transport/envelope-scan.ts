@@ -8,6 +8,8 @@
  * Like `JSON.parse`, the last top-level `id` wins. The scan is lenient: it does not validate the
  * JSON, it only reads what a parser would read if the JSON were valid.
  */
+import { newSkipState, SKIP_MORE, type SkipState } from '../engine/skip-scan.js';
+import { scanSkipBest } from '../engine/skip-scan-wasm.js';
 import type { RequestId } from './request-ids.js';
 
 /** What the top level of a line turned out to be. */
@@ -42,13 +44,10 @@ const enum At {
   InKey,
   Colon,
   Value,
-  /** Inside a top-level string value. */
-  InString,
+  /** Inside a top-level string or container value: the engine's skip scanner finds its end. */
+  Skipping,
   /** Inside a top-level scalar (number, true, false, null). */
   InScalar,
-  /** Inside a container value; `depth` counts its nesting. */
-  Nested,
-  NestedString,
   AfterValue,
   Done,
 }
@@ -78,7 +77,7 @@ export class EnvelopeScanner {
   };
   private at = At.Start;
   private escaped = false;
-  private depth = 0;
+  private skip: SkipState = newSkipState(false, false);
   private key: number[] = [];
   private keyTooLong = false;
   /** The value being read belongs to a top-level `id`. */
@@ -97,8 +96,6 @@ export class EnvelopeScanner {
 
   push(chunk: Buffer, emit?: (piece: Buffer) => void): void {
     this.chunk = chunk;
-    this.quoteAt = -2;
-    this.slashAt = -2;
     let passFrom = 0;
     let i = 0;
     const n = chunk.length;
@@ -151,28 +148,30 @@ export class EnvelopeScanner {
             this.idLength = 0;
             this.idOver = false;
           }
-          if (c === QUOTE) {
-            this.at = At.InString;
-            this.collect(i, i + 1);
-            i++;
-          } else if (c === 0x7b || c === 0x5b) {
-            this.at = At.Nested;
-            this.depth = 1;
-            this.collect(i, i + 1);
-            i++;
+          // A string or container is skipped from its first byte; a scalar is read here.
+          if (c === QUOTE || c === 0x7b || c === 0x5b) {
+            this.at = At.Skipping;
+            this.skip = newSkipState(false, false);
           } else {
             this.at = At.InScalar;
           }
           continue;
-        case At.InString:
-        case At.Nested:
-        case At.NestedString: {
-          const end = this.at === At.InString ? this.scanString(i) : this.scanNested(i);
-          this.collect(i, end === -1 ? n : end);
-          if (end === -1) {
+        case At.Skipping: {
+          // Perf: the skip scanner tracks only strings, escapes and depth (SIMD where available).
+          const end = scanSkipBest(chunk, i, this.skip);
+          if (end === SKIP_MORE) {
+            this.collect(i, n);
             i = n;
             continue;
           }
+          if (end < 0) {
+            // A stray closing bracket: not JSON; nothing more can be read reliably.
+            if (this.isId) this.facts.idState = 'invalid';
+            this.isId = false;
+            this.at = At.Done;
+            continue;
+          }
+          this.collect(i, end);
           i = end;
           if (this.endValue()) passFrom = i;
           continue;
@@ -207,12 +206,9 @@ export class EnvelopeScanner {
   }
 
   private chunk: Buffer = EMPTY;
-  /** Perf: the next quote and backslash in the chunk (-2: not looked for yet, -1: none left). */
-  private quoteAt = -2;
-  private slashAt = -2;
 
   private inValue(): boolean {
-    return this.at === At.InString || this.at === At.InScalar || this.at === At.Nested || this.at === At.NestedString;
+    return this.at === At.Skipping || this.at === At.InScalar;
   }
 
   private keyName(): string | undefined {
@@ -272,60 +268,6 @@ export class EnvelopeScanner {
       f.idState = 'value';
       f.id = v;
     } else f.idState = 'invalid';
-  }
-
-  /** In a string from `i`: the index just past its closing quote, or -1 when the chunk ends first. */
-  private scanString(i: number): number {
-    const chunk = this.chunk;
-    let j = i;
-    while (j < chunk.length) {
-      if (this.escaped) {
-        this.escaped = false;
-        j++;
-        continue;
-      }
-      const q = this.nextSpecial(j);
-      if (q === -1) return -1;
-      if (chunk[q] === BACKSLASH) {
-        this.escaped = true;
-        j = q + 1;
-        continue;
-      }
-      return q + 1;
-    }
-    return -1;
-  }
-
-  /** In a container value from `i`: the index just past its closing bracket, or -1. */
-  private scanNested(i: number): number {
-    const chunk = this.chunk;
-    let j = i;
-    while (j < chunk.length) {
-      if (this.at === At.NestedString) {
-        const end = this.scanString(j);
-        if (end === -1) return -1;
-        this.at = At.Nested;
-        j = end;
-        continue;
-      }
-      const c = chunk[j]!;
-      if (c === QUOTE) this.at = At.NestedString;
-      else if (c === 0x7b || c === 0x5b) this.depth++;
-      else if ((c === 0x7d || c === 0x5d) && --this.depth === 0) return j + 1;
-      j++;
-    }
-    return -1;
-  }
-
-  /** The next `"` or `\` at or after `from`, or -1; each is searched once per chunk position. */
-  private nextSpecial(from: number): number {
-    if (this.quoteAt !== -1 && this.quoteAt < from) this.quoteAt = this.chunk.indexOf(QUOTE, from);
-    if (this.slashAt !== -1 && this.slashAt < from) this.slashAt = this.chunk.indexOf(BACKSLASH, from);
-    const q = this.quoteAt;
-    const b = this.slashAt;
-    if (q === -1) return b;
-    if (b === -1) return q;
-    return q < b ? q : b;
   }
 }
 
