@@ -106,7 +106,8 @@ export class BoundedStdioServerTransport implements Transport {
     if (m.method === undefined && isRequestId(m.id)) {
       const v = m.result?.protocolVersion;
       if (typeof v === 'string' && m.result?.serverInfo !== undefined) this.protocolVersion = v;
-      if (this.slots.release(m.id)) this.pump();
+      // Deferred: dispatching the next request from inside the SDK's send would nest handlers.
+      if (this.slots.release(m.id)) queueMicrotask(() => this.pump());
     }
     return this.write(JSON.stringify(message) + '\n');
   }
