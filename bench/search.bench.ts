@@ -1,0 +1,136 @@
+/**
+ * Question: does `workspace_search_files` stay bounded in time and memory on a 1,000,000-entry
+ * directory, against the fast-glob search it replaces? Goal: peak RSS under 150 MB for one search
+ * and for 8 concurrent ones.
+ *
+ * Variants (same run, same fixture, warm dentry cache):
+ *   - `fs.promises.readdir(big)`          — the plain baseline: the whole directory in one array
+ *   - fast-glob first page                — the former search: `fg.stream('big/*.txt')` stopped at 51
+ *                                           matches (fast-glob reads the whole directory before the first)
+ *   - searchFiles first page              — `searchFiles('big/*.txt', limit 50)`: the confined walk
+ *   - fast-glob no match                  — `fg.stream('big/*.none')` to its end (the whole directory)
+ *   - searchFiles no match, one call      — `searchFiles('big/*.none')`: stops at the 100,000-entry cap
+ *                                           with `truncated_scan` and a cursor
+ *   - searchFiles no match, cursor walk   — every call of that walk until it ends (one timed run: each
+ *                                           resume re-reads the directory to its position)
+ * Asserted once before timing: the first pages hold 50 names of `big/`, the walk's page says has_more;
+ * the no-match call is truncated_scan with no match; the cursor walk ends with no match.
+ *
+ * Memory: bench/search.child.ts, one process per reading, 1 and 8 concurrent operations per mode,
+ * peak RSS = VmHWM of the child (it runs searchFiles itself; the server adds only the SDK around it).
+ *
+ * Fixture, under os.tmpdir()/mcp-budget-bench-search (override: BENCH_SEARCH_DIR), created once
+ * (empty files, fs.openSync/closeSync in a loop) and reused while its marker file is present:
+ *   big/    1,000,000 empty files `e0000000.txt` … `e0999999.txt`;  small/  100 files (warm-up)
+ * Removed at the end unless BENCH_SEARCH_KEEP=1.
+ *
+ * Command: npm run bench:search (node --import tsx bench/search.bench.ts; it runs the sources
+ * through tsx, so no build is needed). Full results: bench/RESULTS.md, section "Search".
+ *
+ * Results — Intel Xeon Processor (2 vCPU), 23.5 GiB RAM, Node v20.20.2, linux-x64, ext4, 2026-12-03,
+ * load avg 3.1 (shared machine): first page 0.48 ms vs fast-glob 4.47 s (9,222×) and readdir 1.76 s;
+ * no match, one call 106 ms (stops at the cap) vs fast-glob 3.14 s; cursor walk to the end 12 calls,
+ * 13.9 s. Peak RSS: walk 79–91 MiB for 1 and 8 concurrent searches (no-op 80 MiB), fast-glob
+ * 429–602 MiB for one, 1.4–1.5 GiB for 8.
+ * Reading: flat memory and page-sized first pages; a cursor walk through one huge directory pays a
+ * re-read to its position on every call.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Bench } from 'tinybench';
+import { Workspace } from '../src/fs/confine.js';
+import { CursorCodec } from '../src/fs/cursor.js';
+import { searchFiles } from '../src/fs/search.js';
+import { fastGlobSearch } from './search-fast-glob.js';
+import { assert, fmt, machineLine, rows, table } from './util.js';
+
+const ROOT = process.env.BENCH_SEARCH_DIR ?? join(tmpdir(), 'mcp-budget-bench-search');
+const BIG = 1_000_000;
+const MARKER = join(ROOT, '.complete');
+const CHILD = join(import.meta.dirname, 'search.child.ts');
+
+console.log(machineLine());
+if (!existsSync(MARKER)) {
+  const t0 = performance.now();
+  rmSync(ROOT, { recursive: true, force: true });
+  mkdirSync(join(ROOT, 'big'), { recursive: true });
+  mkdirSync(join(ROOT, 'small'));
+  for (let i = 0; i < 100; i++) closeSync(openSync(join(ROOT, 'small', `s${i}.txt`), 'w'));
+  for (let i = 0; i < BIG; i++) closeSync(openSync(join(ROOT, 'big', `e${String(i).padStart(7, '0')}.txt`), 'w'));
+  writeFileSync(MARKER, '');
+  console.log(`fixture: ${BIG} files created in ${fmt(performance.now() - t0)}`);
+}
+
+const ws = await Workspace.open(ROOT);
+const cursors = new CursorCodec('bench-key');
+const first = await searchFiles(ws, cursors, 'big/*.txt', undefined, 50, undefined);
+assert(first.matches.length === 50 && first.has_more && first.matches.every((m) => m.startsWith('big/e')), 'walk first page');
+const fgFirst = await fastGlobSearch(ws.root, 'big/*.txt', 50);
+assert(fgFirst.length === 51, 'fast-glob first page');
+const none = await searchFiles(ws, cursors, 'big/*.none', undefined, 50, undefined);
+assert(none.truncated_scan === true && none.matches.length === 0 && none.next_cursor !== undefined, 'no-match call is cut by the cap');
+
+let calls = 0;
+const tw = performance.now();
+let cursor: string | undefined;
+do {
+  const page = await searchFiles(ws, cursors, 'big/*.none', undefined, 50, cursor);
+  assert(page.matches.length === 0, 'no match in the cursor walk');
+  cursor = page.next_cursor;
+  calls++;
+} while (cursor !== undefined);
+const walkMs = performance.now() - tw;
+
+const fast = new Bench({ name: 'search first pages', time: 2000, warmupTime: 200 });
+fast.add('searchFiles first page', async () => {
+  await searchFiles(ws, cursors, 'big/*.txt', undefined, 50, undefined);
+});
+const slow = new Bench({ name: 'search whole directory', time: 0, iterations: 7, warmupTime: 0, warmupIterations: 1 });
+slow.add('readdir(big)', async () => {
+  await readdir(join(ROOT, 'big'));
+});
+slow.add('fast-glob first page', async () => {
+  await fastGlobSearch(ws.root, 'big/*.txt', 50);
+});
+slow.add('fast-glob no match', async () => {
+  await fastGlobSearch(ws.root, 'big/*.none', 50);
+});
+slow.add('searchFiles no match, one call', async () => {
+  await searchFiles(ws, cursors, 'big/*.none', undefined, 50, undefined);
+});
+for (const b of [fast, slow]) await b.run();
+const r = new Map([...rows(fast), ...rows(slow)]);
+const med = (n: string): number => r.get(n)!.median;
+
+const mem: string[][] = [];
+for (const [mode, n] of [['noop', 1], ['walk-first', 1], ['walk-first', 8], ['walk-none', 1], ['walk-none', 8], ['fg-first', 1], ['fg-first', 8], ['fg-none', 1], ['fg-none', 8]] as const) {
+  const out = spawnSync(process.execPath, ['--import', 'tsx', CHILD, mode, ROOT, String(n)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const line = out.stdout.trim().split('\n').pop() ?? '';
+  if (out.status !== 0 || !line.startsWith('{')) {
+    mem.push([mode, String(n), '—', `failed (exit ${out.status}, signal ${out.signal}): ${out.stderr.slice(-200).replace(/\n/g, ' ')}`, '']);
+    continue;
+  }
+  const j = JSON.parse(line) as { ms: number; rssBeforeMiB: number; hwmMiB: number };
+  mem.push([mode, String(n), `${j.ms} ms`, `${j.hwmMiB} MiB (${(j.hwmMiB * 1.048576).toFixed(1)} MB)`, j.hwmMiB * 1.048576 < 150 ? 'yes' : 'no']);
+}
+
+console.log(
+  table(
+    ['variant', 'median', 'p75', 'samples', 'vs searchFiles first page'],
+    [...r.values()].map((x) => [x.name, fmt(x.median), fmt(x.p75), x.samples, `${(x.median / med('searchFiles first page')).toFixed(1)}×`]),
+  ),
+);
+console.log(`\nfast-glob first page / searchFiles first page: ${(med('fast-glob first page') / med('searchFiles first page')).toFixed(0)}×`);
+console.log(`fast-glob no match / searchFiles no match one call: ${(med('fast-glob no match') / med('searchFiles no match, one call')).toFixed(1)}×`);
+console.log(`searchFiles no-match cursor walk to the end: ${calls} calls, ${fmt(walkMs)} (fast-glob whole directory: ${fmt(med('fast-glob no match'))})\n`);
+console.log(table(['mode', 'concurrent', 'op time', 'peak RSS (VmHWM)', '< 150 MB'], mem));
+
+await ws.close();
+if (process.env.BENCH_SEARCH_KEEP !== '1') {
+  const t0 = performance.now();
+  rmSync(ROOT, { recursive: true, force: true });
+  console.log(`fixture removed in ${fmt(performance.now() - t0)}`);
+}
