@@ -15,13 +15,22 @@ interface LimitRow {
   unit: string;
   min: number;
   max: number;
+  /** Share of maxResultBytes the limit takes unless set. */
+  scale?: number;
+}
+
+/** `0.75` → `3/4`: the shares are simple fractions. */
+function fraction(x: number): string {
+  for (let d = 1; d <= 64; d++) if (Number.isInteger(x * d)) return `${x * d}/${d}`;
+  return String(x);
 }
 
 function limitsTable(): string {
   const spec = JSON.parse(readFileSync(root + 'specs/limits.json', 'utf8')) as { limits: LimitRow[] };
-  const rows = spec.limits.map(
-    (l) => `| \`${l.name}\` | \`${l.flag}\` | \`${l.env}\` | ${l.default} ${l.unit} | ${l.min}–${l.max} |`,
-  );
+  const rows = spec.limits.map((l) => {
+    const scaled = l.scale === undefined ? '' : ` (${fraction(l.scale)} of \`--max-bytes\` unless set)`;
+    return `| \`${l.name}\` | \`${l.flag}\` | \`${l.env}\` | ${l.default} ${l.unit}${scaled} | ${l.min}–${l.max} |`;
+  });
   return ['| option | flag | environment | default | range |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 

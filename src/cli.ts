@@ -8,7 +8,7 @@ import { BUDGET_FLAGS, budgetOptionsFromEnv, parseBudgetArgs, parseSize, UsageEr
 import type { ApplyMode } from './commands/apply.js';
 import { BudgetError } from './engine/errors.js';
 import { DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from './engine/limits.js';
-import { resolveLimits } from './engine/options.js';
+import { contradictions, resolveLimits } from './engine/options.js';
 
 const USAGE = `Usage:
   mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
@@ -19,14 +19,16 @@ const USAGE = `Usage:
       The workspace MCP server over stdio (default root: the current directory).
   mcp-budget demo [budget flags]
       Bound a generated oversized result and print what came out, with its report.
+  mcp-budget limits [budget flags]
+      Print the effective limits (after flags, environment and scaling) as JSON.
 
 Budget flags (also read from MCP_BUDGET_* environment variables; flags win):
   --max-bytes N          whole result, report and notice included (default 64KiB)
-  --max-text-bytes N     all text blocks together (default 48KiB)
-  --max-block-bytes N    one text block (default 32KiB)
+  --max-text-bytes N     all text blocks together (default 3/4 of --max-bytes: 48KiB)
+  --max-block-bytes N    one text block (default 1/2 of --max-bytes: 32KiB)
   --max-items N          items per array (default 200)
   --max-keys N           members per object (default 200)
-  --max-string-bytes N   any other string (default 8KiB)
+  --max-string-bytes N   any other string (default 1/8 of --max-bytes: 8KiB)
   --max-depth N          nesting depth, the result object is 1 (default 32)
   --max-omitted-paths N  pointers listed in the report (default 16)
   --no-notice            do not append the model-visible notice block
@@ -46,6 +48,12 @@ async function main(argv: string[]): Promise<number> {
   const envOptions = budgetOptionsFromEnv(process.env);
   const options = { ...envOptions, ...flagOptions };
   checkLimits(options, flagOptions);
+  if (command === 'limits') {
+    if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for limits`);
+    const { runLimits } = await import('./commands/limits.js');
+    runLimits(options, sourceNames(flagOptions, envOptions), process.stdout);
+    return 0;
+  }
   switch (command) {
     case 'apply': {
       let mode: ApplyMode = 'auto';
@@ -142,16 +150,31 @@ async function main(argv: string[]): Promise<number> {
  * the other limits, so it can only be checked here).
  */
 function checkLimits(options: BudgetOptions, fromFlags: BudgetOptions): void {
+  // Every option name in a message becomes the flag (or variable) the user typed.
+  const rename = (message: string): string =>
+    BUDGET_FLAGS.reduce((m, def) => m.replaceAll(`\`${def.limit}\``, `\`${def.limit in fromFlags || !(def.limit in options) ? def.flag : def.env}\``), message);
+  const contradicting = contradictions(options);
+  if (contradicting.length > 0) throw new UsageError(rename(contradicting.join('; ')));
   try {
     resolveLimits(options);
   } catch (e) {
     if (!(e instanceof BudgetError) || e.code !== 'LIMIT_OUT_OF_RANGE') throw e;
-    const option = e.data?.option as string | undefined;
-    const def = BUDGET_FLAGS.find((f) => f.limit === option);
-    if (def === undefined) throw new UsageError(e.message);
-    const name = option !== undefined && option in fromFlags ? def.flag : def.env;
-    throw new UsageError(e.message.replace(`\`${option}\``, `\`${name}\``));
+    throw new UsageError(rename(e.message));
   }
+}
+
+/** Which flag or environment variable gave each option (for `limits`). */
+function sourceNames(fromFlags: BudgetOptions, fromEnv: BudgetOptions): Record<string, string> {
+  const named: Record<string, string> = {};
+  for (const def of BUDGET_FLAGS) {
+    if (fromFlags[def.limit] !== undefined) named[def.limit] = def.flag;
+    else if (fromEnv[def.limit] !== undefined) named[def.limit] = def.env;
+  }
+  if (fromFlags.notice !== undefined) named.notice = '--no-notice';
+  else if (fromEnv.notice !== undefined) named.notice = 'MCP_BUDGET_NOTICE';
+  if (fromFlags.protocolVersion !== undefined) named.protocolVersion = '--protocol-version';
+  else if (fromEnv.protocolVersion !== undefined) named.protocolVersion = 'MCP_BUDGET_PROTOCOL_VERSION';
+  return named;
 }
 
 main(process.argv.slice(2)).then(

@@ -8,10 +8,12 @@ export {
   LIMIT_RANGES,
   NOTICE_KEY,
   REPORT_KEY,
+  SCALED_LIMITS,
   type BudgetLimits,
   type BudgetOptions,
 } from './engine/limits.js';
-export { minResultBytes, resolveLimits, type ResolvedLimits } from './engine/options.js';
+export { contradictions, minResultBytes, resolveLimits, scaledLimits, type ResolvedLimits } from './engine/options.js';
+export { MIRROR_SUMMARY } from './engine/text-mirror.js';
 export { BUDGET_KINDS, type BudgetKind, type BudgetReport } from './engine/report.js';
 export type { ChunkSink } from './engine/output.js';
 export { boundBytes, boundStream, type BoundStreamOptions } from './stream/bound-stream.js';

@@ -60,6 +60,18 @@ export const DEFAULT_LIMITS: Readonly<BudgetLimits> = Object.freeze({
   protocolVersion: undefined,
 });
 
+/**
+ * Limits that scale with `maxResultBytes` unless set explicitly: the share of it each takes. The
+ * shares are the defaults' own at 64 KiB (48, 32 and 8 KiB), so the defaults do not move; a
+ * smaller result budget gets smaller text and string bounds, so that one text block cannot take
+ * the whole budget. Counts (items, keys, depth, pointers) do not scale: the byte bounds cut there.
+ */
+export const SCALED_LIMITS: Readonly<Partial<Record<NumericLimit, number>>> = Object.freeze({
+  maxTextBytes: 3 / 4,
+  maxBlockBytes: 1 / 2,
+  maxStringBytes: 1 / 8,
+});
+
 const GiB = 1024 * 1024 * 1024;
 
 /** Accepted ranges. `maxResultBytes` has a floor that depends on the other limits. */

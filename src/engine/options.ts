@@ -4,10 +4,12 @@ import {
   DEFAULT_LIMITS,
   LIMIT_RANGES,
   NUMERIC_LIMITS,
+  SCALED_LIMITS,
   STANDARD_RESULT_FIELDS,
   VERSIONED_RESULT_FIELDS,
   type BudgetLimits,
   type BudgetOptions,
+  type NumericLimit,
 } from './limits.js';
 import { maxReserveBytes } from './report.js';
 
@@ -51,6 +53,12 @@ export function resolveLimits(options: BudgetOptions | ResolvedLimits = {}): Res
     }
     (merged as unknown as Record<string, unknown>)[name] = value;
   }
+  // The result bound first: the limits that scale with it are derived from it when not set.
+  const { min: rMin, max: rMax } = LIMIT_RANGES.maxResultBytes;
+  checkInteger('maxResultBytes', merged.maxResultBytes, rMin, rMax);
+  for (const [name, value] of Object.entries(scaledLimits(merged.maxResultBytes))) {
+    if ((options as Record<string, unknown>)[name] === undefined) (merged as unknown as Record<string, number>)[name] = value;
+  }
   for (const name of NUMERIC_LIMITS) {
     const { min, max } = LIMIT_RANGES[name];
     checkInteger(name, merged[name], min, max);
@@ -69,7 +77,16 @@ export function resolveLimits(options: BudgetOptions | ResolvedLimits = {}): Res
       { option: 'protocolVersion', value: version },
     );
   }
-  checkInteger('maxResultBytes', merged.maxResultBytes, minResultBytes(merged), LIMIT_RANGES.maxResultBytes.max);
+  const floor = minResultBytes(merged);
+  if (merged.maxResultBytes < floor) {
+    throw new BudgetError(
+      'LIMIT_OUT_OF_RANGE',
+      `Expected \`maxResultBytes\` to be an integer from ${floor} to ${rMax}, got ${merged.maxResultBytes}: ` +
+        `the report and notice take up to ${maxReserveBytes(merged)} bytes and at least ${MIN_CONTENT_BYTES} must be left for content ` +
+        `(lower \`maxOmittedPaths\`, or turn the notice off, for a smaller minimum)`,
+      { option: 'maxResultBytes', min: floor, max: rMax, value: merged.maxResultBytes },
+    );
+  }
   const resolved: ResolvedLimits = Object.freeze({
     ...merged,
     allowedFields: allowedFieldsFor(version),
@@ -77,6 +94,39 @@ export function resolveLimits(options: BudgetOptions | ResolvedLimits = {}): Res
   });
   RESOLVED.add(resolved);
   return resolved;
+}
+
+/** The limits that scale with `maxResultBytes`, at this `maxResultBytes` (within their ranges). */
+export function scaledLimits(maxResultBytes: number): Partial<Record<NumericLimit, number>> {
+  const out: Partial<Record<NumericLimit, number>> = {};
+  for (const [name, share] of Object.entries(SCALED_LIMITS) as [NumericLimit, number][]) {
+    const { min, max } = LIMIT_RANGES[name];
+    out[name] = Math.min(max, Math.max(min, Math.floor(maxResultBytes * share)));
+  }
+  return out;
+}
+
+/**
+ * Settings that contradict each other when both were given: a text, block or string bound larger
+ * than the result bound, or a block bound larger than the text total. Each could never be
+ * reached; the engine would quietly apply the smaller one, so a command line refuses them.
+ * Returns the messages (empty when coherent); names are the options' names.
+ */
+export function contradictions(options: BudgetOptions): string[] {
+  const out: string[] = [];
+  const r = options.maxResultBytes;
+  for (const name of Object.keys(SCALED_LIMITS) as NumericLimit[]) {
+    const v = options[name];
+    if (r !== undefined && v !== undefined && v > r) {
+      out.push(`\`${name}\` (${v}) is larger than \`maxResultBytes\` (${r}) and could never be reached: set it to at most ${r}, or leave it out to scale with \`maxResultBytes\``);
+    }
+  }
+  const t = options.maxTextBytes;
+  const b = options.maxBlockBytes;
+  if (t !== undefined && b !== undefined && b > t) {
+    out.push(`\`maxBlockBytes\` (${b}) is larger than \`maxTextBytes\` (${t}) and could never be reached: set it to at most ${t}`);
+  }
+  return out;
 }
 
 function allowedFieldsFor(version: string | undefined): Set<string> {

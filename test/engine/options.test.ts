@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BudgetError } from '../../src/engine/errors.js';
 import { DEFAULT_LIMITS, LIMIT_RANGES, NUMERIC_LIMITS, type BudgetOptions } from '../../src/engine/limits.js';
-import { minResultBytes, resolveLimits } from '../../src/engine/options.js';
+import { contradictions, minResultBytes, resolveLimits, scaledLimits } from '../../src/engine/options.js';
 import { maxReserveBytes } from '../../src/engine/report.js';
 
 function thrown(options: unknown): BudgetError {
@@ -89,13 +89,40 @@ describe('options', () => {
     expect(resolveLimits({ maxResultBytes: floor }).maxResultBytes).toBe(floor);
     const e = thrown({ maxResultBytes: floor - 1 });
     expect(e.code).toBe('LIMIT_OUT_OF_RANGE');
-    expect(e.message).toBe(`Expected \`maxResultBytes\` to be an integer from ${floor} to ${1024 ** 3}, got ${floor - 1}`);
+    expect(e.message.startsWith(`Expected \`maxResultBytes\` to be an integer from ${floor} to ${1024 ** 3}, got ${floor - 1}: `)).toBe(true);
+    // The message says why (the reserve) and how to get a smaller minimum.
+    expect(e.message).toContain(`take up to ${maxReserveBytes(DEFAULT_LIMITS)} bytes`);
+    expect(e.message).toContain('`maxOmittedPaths`');
     // 4096 is accepted once fewer pointers are listed
     const small = { maxOmittedPaths: 4, maxResultBytes: 4096 };
     expect(minResultBytes({ ...DEFAULT_LIMITS, ...small })).toBeLessThanOrEqual(4096);
     expect(resolveLimits(small).maxResultBytes).toBe(4096);
     // never below the range minimum
     expect(minResultBytes({ ...DEFAULT_LIMITS, maxOmittedPaths: 0, notice: false })).toBe(1024);
+  });
+
+  it('options: text, block and string bounds scale with maxResultBytes unless set', () => {
+    // The defaults are the scaled values at 64 KiB.
+    expect(resolveLimits({ maxResultBytes: 64 * 1024 })).toMatchObject({ maxTextBytes: 49152, maxBlockBytes: 32768, maxStringBytes: 8192 });
+    expect(scaledLimits(DEFAULT_LIMITS.maxResultBytes)).toEqual({ maxTextBytes: 49152, maxBlockBytes: 32768, maxStringBytes: 8192 });
+    // The README's own example: 32 KiB halves them, so one text block cannot take the whole budget.
+    const l = resolveLimits({ maxResultBytes: 32 * 1024 });
+    expect(l).toMatchObject({ maxTextBytes: 24576, maxBlockBytes: 16384, maxStringBytes: 4096, maxItems: 200, maxKeys: 200 });
+    // An explicit setting wins over its scaled value.
+    expect(resolveLimits({ maxResultBytes: 32 * 1024, maxBlockBytes: 20_000 })).toMatchObject({ maxBlockBytes: 20_000, maxTextBytes: 24576 });
+    // Scaled values stay within their ranges (maxStringBytes is at least 16).
+    expect(scaledLimits(1024).maxStringBytes).toBe(128);
+    expect(resolveLimits({ maxResultBytes: 1024 ** 3 })).toMatchObject({ maxTextBytes: 805306368, maxBlockBytes: 536870912 });
+  });
+
+  it('options: contradictions lists bounds that could never be reached', () => {
+    expect(contradictions({ maxResultBytes: 32768, maxBlockBytes: 1 << 20 })).toEqual([
+      '`maxBlockBytes` (1048576) is larger than `maxResultBytes` (32768) and could never be reached: set it to at most 32768, or leave it out to scale with `maxResultBytes`',
+    ]);
+    expect(contradictions({ maxTextBytes: 100, maxBlockBytes: 200 })).toHaveLength(1);
+    expect(contradictions({ maxResultBytes: 32768, maxTextBytes: 20_000, maxBlockBytes: 10_000 })).toEqual([]);
+    // Only explicit settings are compared: the scaled ones are coherent by construction.
+    expect(contradictions({ maxBlockBytes: 1 << 20 })).toEqual([]);
   });
 
   it('options: unknown options are rejected by name', () => {

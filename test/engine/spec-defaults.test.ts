@@ -12,6 +12,7 @@ import {
   NOTICE_KEY,
   NUMERIC_LIMITS,
   REPORT_KEY,
+  SCALED_LIMITS,
 } from '../../src/engine/limits.js';
 import { minResultBytes, resolveLimits } from '../../src/engine/options.js';
 import { BUDGET_KINDS } from '../../src/engine/report.js';
@@ -34,6 +35,14 @@ describe('spec defaults', () => {
       const flag = BUDGET_FLAGS.find((f) => f.limit === name)!;
       expect(l.flag, name).toBe(flag.flag);
       expect(l.env, name).toBe(flag.env);
+    }
+  });
+
+  it('spec-defaults: the limits that scale with maxResultBytes are listed with their share', () => {
+    const scales = Object.fromEntries(json.limits.filter((l) => 'scale' in l).map((l) => [l.name, (l as { scale?: number }).scale]));
+    expect(scales).toEqual(SCALED_LIMITS);
+    for (const [name, share] of Object.entries(SCALED_LIMITS)) {
+      expect(DEFAULT_LIMITS[name as (typeof NUMERIC_LIMITS)[number]]).toBe(DEFAULT_LIMITS.maxResultBytes * share);
     }
   });
 
