@@ -2,16 +2,22 @@
  * Typed results: a tool that declares an `outputSchema` must never get a partial typed success.
  * The SDK client validates `structuredContent` against the schema (even with `isError`) and
  * rejects a result without it unless `isError` is set. A bounded structure that still validates
- * is sent; otherwise a read-only tool answers with an `isError` result that says how to ask for
- * less, and any other tool with a compact receipt of what was done (never advice to call again).
+ * is sent; one that does not is shrunk further, dropping the array items the schema rejects (an
+ * item that lost a required member, a cut value), and sent when that validates. Only when no
+ * schema-valid shrink exists is the result withheld: a read-only tool then answers with an
+ * `isError` result that says how to ask for less and which bound made a valid shrink impossible,
+ * and any other tool with a compact receipt of what was done (never advice to call again).
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { REPORT_KEY } from '../engine/limits.js';
-import type { BudgetReport } from '../engine/report.js';
+import { boundJson } from '../engine/bound.js';
+import { LIMIT_RANGES, NOTICE_KEY, NUMERIC_LIMITS, REPORT_KEY, type BudgetOptions, type NumericLimit } from '../engine/limits.js';
+import { noticeText, type BudgetKind, type BudgetReport } from '../engine/report.js';
 
 /** What is learned about one tool from a `tools/list` response. */
 export interface ToolInfo {
   validate: ((value: unknown) => boolean) | undefined;
+  /** JSON Pointers (into the value) of what the schema rejects; empty when valid. */
+  errors?: ((value: unknown) => string[]) | undefined;
   readOnly: boolean;
   /** Input arguments that page or narrow the call (from the input schema). */
   narrowing: string[];
@@ -49,10 +55,15 @@ export class ToolCatalog {
       if (typeof name !== 'string') continue;
       const tool = t as { outputSchema?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
       let validate: ToolInfo['validate'];
+      let errors: ToolInfo['errors'];
       if (tool.outputSchema !== null && typeof tool.outputSchema === 'object') {
         try {
           const v = this.validator.getValidator(tool.outputSchema as never);
           validate = (value) => v(value).valid;
+          errors = (value) => {
+            const r = v(value);
+            return r.valid ? [] : instancePaths(r.errorMessage ?? '');
+          };
         } catch {
           // A schema ajv cannot compile: the client cannot validate it either; treat as untyped.
           validate = undefined;
@@ -62,6 +73,7 @@ export class ToolCatalog {
       const names = props !== null && typeof props === 'object' ? Object.keys(props) : [];
       this.tools.set(name, {
         validate,
+        errors,
         readOnly: tool.annotations?.readOnlyHint === true,
         narrowing: NARROWING_ARGS.filter((a) => names.includes(a)),
       });
@@ -80,9 +92,13 @@ export function enforceOutputSchema(
   bounded: Record<string, unknown>,
   report: BudgetReport,
   maxResultBytes: number,
+  limits: BudgetOptions = { maxResultBytes },
 ): Record<string, unknown> {
   if (tool.validate === undefined || bounded.isError === true) return bounded;
   if ('structuredContent' in bounded && tool.validate(bounded.structuredContent)) return bounded;
+  const shrunk = 'structuredContent' in bounded ? shrinkToSchema(bounded.structuredContent, tool) : undefined;
+  if (shrunk !== undefined) return withStructure(bounded, shrunk.value, shrunk.dropped);
+  const blocked = blockingBound(original, bounded, report, limits, tool);
   if (tool.readOnly) {
     const how = tool.narrowing.length > 0 ? tool.narrowing.map((a) => `\`${a}\``).join(', ') : 'its paging or filter arguments';
     return {
@@ -90,14 +106,14 @@ export function enforceOutputSchema(
         {
           type: 'text',
           text:
-            `The result of \`${toolName}\` was too large for the result budget, and a shortened result would not ` +
-            `match the tool's output schema, so it was withheld. Call \`${toolName}\` again asking for less, ` +
-            `using ${how}.`,
+            `The result of \`${toolName}\` was too large for the result budget, and no shortened result within ` +
+            `\`${blocked.bound}\` matches the tool's output schema, so it was withheld. Call \`${toolName}\` again ` +
+            `asking for less, using ${how}.`,
         },
       ],
       isError: true,
       _meta: {
-        [REPORT_KEY]: { ...report, error: 'result_budget_exceeded', continuation: { narrow_with: tool.narrowing } },
+        [REPORT_KEY]: { ...report, error: 'result_budget_exceeded', blocked_by: blocked, continuation: { narrow_with: tool.narrowing } },
       },
     };
   }
@@ -114,13 +130,150 @@ export function enforceOutputSchema(
     ],
     isError: true,
     _meta: {
-      [REPORT_KEY]: { ...report, error: 'result_budget_exceeded', applied: true, receipt },
+      [REPORT_KEY]: { ...report, error: 'result_budget_exceeded', blocked_by: blocked, applied: true, receipt },
     },
   };
   // The receipt is what may not fit the smallest budgets: drop its last fields until it does.
   const keys = Object.keys(receipt);
   while (keys.length > 0 && Buffer.byteLength(JSON.stringify(result)) > maxResultBytes) delete receipt[keys.pop()!];
   return result;
+}
+
+/** The bound that made a schema-valid shrink impossible, as the report names it. */
+export interface BlockingBound {
+  /** The option (`maxStringBytes`, …; `maxResultBytes` when no single other bound is to blame). */
+  bound: NumericLimit;
+  /** Its value in force. */
+  limit: number | undefined;
+}
+
+/** Argument names of the options a budget kind reports on. */
+const KIND_BOUND: Readonly<Record<BudgetKind, NumericLimit>> = {
+  result_bytes: 'maxResultBytes',
+  text_total_bytes: 'maxTextBytes',
+  text_block_bytes: 'maxBlockBytes',
+  binary_block: 'maxResultBytes',
+  array_items: 'maxItems',
+  object_keys: 'maxKeys',
+  string_bytes: 'maxStringBytes',
+  depth: 'maxDepth',
+  top_level_field: 'maxResultBytes',
+  invalid_block: 'maxResultBytes',
+};
+
+/** Bounds that can be lifted one at a time to find the one that blocks a valid shrink. */
+const LIFTABLE: readonly NumericLimit[] = ['maxStringBytes', 'maxItems', 'maxKeys', 'maxDepth'];
+
+/**
+ * Which bound made a schema-valid shrink impossible: the first bound that, lifted alone, lets the
+ * budget produce a structure that validates (after shrinking); else the result size itself. When
+ * only the bounded result is known (the streaming path), the report's first bound is named.
+ */
+function blockingBound(
+  original: Record<string, unknown>,
+  bounded: Record<string, unknown>,
+  report: BudgetReport,
+  limits: BudgetOptions,
+  tool: ToolInfo,
+): BlockingBound {
+  if (original !== bounded && 'structuredContent' in original) {
+    // Options only (a resolved limits object carries derived fields too).
+    const base: BudgetOptions = { notice: limits.notice, protocolVersion: limits.protocolVersion };
+    for (const n of NUMERIC_LIMITS) base[n] = limits[n];
+    for (const bound of LIFTABLE) {
+      const out = boundJson(original, { ...base, [bound]: LIMIT_RANGES[bound].max }, 'result');
+      const sc = (JSON.parse(out.json) as Record<string, unknown>).structuredContent;
+      if (sc !== undefined && (tool.validate!(sc) || shrinkToSchema(sc, tool) !== undefined)) return { bound, limit: limits[bound] };
+    }
+    return { bound: 'maxResultBytes', limit: limits.maxResultBytes };
+  }
+  const bound = KIND_BOUND[report.budget_kind];
+  return { bound, limit: limits[bound] };
+}
+
+/** Rounds of shrinking before giving up (each drops every item an error points into). */
+const MAX_SHRINK_ROUNDS = 32;
+
+/**
+ * A schema-valid shrink of `structure`: the array items the schema's errors point into are
+ * dropped, round by round, until it validates. Undefined when an error is not inside any array
+ * item (a required member of the structure itself, say): nothing can be dropped for it.
+ */
+export function shrinkToSchema(structure: unknown, tool: ToolInfo): { value: unknown; dropped: number } | undefined {
+  if (tool.errors === undefined) return undefined;
+  let value = structuredClone(structure);
+  let dropped = 0;
+  for (let round = 0; round < MAX_SHRINK_ROUNDS; round++) {
+    const paths = tool.errors(value);
+    if (paths.length === 0) return { value, dropped };
+    const targets = new Map<unknown[], Set<number>>();
+    for (const p of paths) {
+      const item = innermostItem(value, p);
+      if (item === undefined) return undefined;
+      const set = targets.get(item.array) ?? new Set<number>();
+      set.add(item.index);
+      targets.set(item.array, set);
+    }
+    // Inner arrays first would shift nothing outside them; indexes are dropped from the highest.
+    for (const [array, set] of targets) {
+      for (const i of [...set].sort((a, b) => b - a)) array.splice(i, 1);
+      dropped += set.size;
+    }
+    value = structuredClone(value);
+  }
+  return undefined;
+}
+
+/** The innermost array item on the way to `pointer` in `root`. */
+function innermostItem(root: unknown, pointer: string): { array: unknown[]; index: number } | undefined {
+  let found: { array: unknown[]; index: number } | undefined;
+  let at: unknown = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(at)) {
+      const i = Number(seg);
+      if (!Number.isInteger(i) || i < 0 || i >= at.length) break;
+      found = { array: at, index: i };
+      at = at[i];
+    } else if (at !== null && typeof at === 'object' && Object.hasOwn(at, seg)) {
+      at = (at as Record<string, unknown>)[seg];
+    } else {
+      break;
+    }
+  }
+  return found;
+}
+
+/** Instance paths in an ajv `errorsText` ("data/a/0 must …, data must …"). */
+function instancePaths(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|, )data((?:\/[^ ,]*)*) /g)) out.push(m[1] ?? '');
+  return out.length > 0 ? out : [''];
+}
+
+/**
+ * The bounded result with its structure replaced by a shrink: a text mirror of the old structure
+ * follows it, and the report (and notice) count the dropped items.
+ */
+function withStructure(bounded: Record<string, unknown>, structure: unknown, dropped: number): Record<string, unknown> {
+  const before = JSON.stringify(bounded.structuredContent);
+  const meta = bounded._meta as Record<string, unknown> | undefined;
+  const prior = meta?.[REPORT_KEY] as BudgetReport | undefined;
+  const report = prior === undefined ? undefined : { ...prior, omitted_count: prior.omitted_count + dropped, omitted_paths_capped: true };
+  const content = Array.isArray(bounded.content)
+    ? bounded.content.map((b: unknown) => {
+        const block = b as Record<string, unknown>;
+        if (block?.text === before) return { ...block, text: JSON.stringify(structure) };
+        if (report !== undefined && (block?._meta as Record<string, unknown> | undefined)?.[NOTICE_KEY] === true) return { ...block, text: noticeText(report) };
+        return b;
+      })
+    : bounded.content;
+  return {
+    ...bounded,
+    ...(content === undefined ? {} : { content }),
+    structuredContent: structure,
+    ...(meta === undefined || report === undefined ? {} : { _meta: { ...meta, [REPORT_KEY]: report } }),
+  };
 }
 
 /** The small scalar top-level fields of a structure (ids, counts, paths, flags). */

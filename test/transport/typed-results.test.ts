@@ -1,0 +1,150 @@
+/**
+ * Typed results: a shrunk structure that validates is sent; only when no schema-valid shrink fits
+ * is the result withheld, and the report then names the bound that made it impossible. Unit cases
+ * through the budget and the policy, then @modelcontextprotocol/server-filesystem's typed tools
+ * behind `mcp-budget proxy --max-bytes 32KiB`.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { boundJson } from '../../src/engine/bound.js';
+import { REPORT_KEY, type BudgetOptions } from '../../src/engine/limits.js';
+import { resolveLimits } from '../../src/engine/options.js';
+import { enforceOutputSchema, shrinkToSchema, ToolCatalog } from '../../src/transport/typed-results.js';
+import { CLI, REPO_ROOT } from '../helpers/stdio-peer.js';
+
+type Json = Record<string, unknown>;
+
+/** read_media_file's output schema (server-filesystem), as JSON Schema. */
+const MEDIA_SCHEMA = {
+  type: 'object',
+  required: ['content'],
+  properties: {
+    content: {
+      type: 'array',
+      items: { type: 'object', required: ['type', 'data', 'mimeType'], properties: { type: { enum: ['image', 'audio'] }, data: { type: 'string' }, mimeType: { type: 'string' } } },
+    },
+  },
+};
+const RECORD_SCHEMA = { type: 'object', required: ['id', 'data'], properties: { id: { type: 'string' }, data: { type: 'string' } } };
+
+function catalog(readOnly: boolean): ToolCatalog {
+  const c = new ToolCatalog();
+  c.learn({
+    tools: [
+      { name: 'media', inputSchema: { properties: { path: {} } }, outputSchema: MEDIA_SCHEMA, annotations: { readOnlyHint: readOnly } },
+      { name: 'record', inputSchema: { properties: { id: {} } }, outputSchema: RECORD_SCHEMA, annotations: { readOnlyHint: readOnly } },
+    ],
+  });
+  return c;
+}
+
+function apply(tool: 'media' | 'record', input: Json, options: BudgetOptions, readOnly = true): Json {
+  const limits = resolveLimits(options);
+  const out = boundJson(input, limits);
+  const bounded = JSON.parse(out.json) as Json;
+  if (out.report === undefined) return bounded;
+  return enforceOutputSchema(tool, catalog(readOnly).get(tool)!, input, bounded, out.report, limits.maxResultBytes, limits);
+}
+
+const b64 = (n: number): string => Buffer.alloc(n, 'A1b2C3d4').toString('base64');
+
+describe('typed results', () => {
+  it('typed-results: an image too large for the budget: the structure shrinks to a valid one and is sent', () => {
+    const item = { type: 'image', data: b64(300_000), mimeType: 'image/png' };
+    const out = apply('media', { content: [item], structuredContent: { content: [item] } }, { maxResultBytes: 32 * 1024 });
+    expect(out.isError).toBeUndefined();
+    expect(out.structuredContent).toEqual({ content: [] });
+    expect(CallToolResultSchema.safeParse(out).success).toBe(true);
+    const report = (out._meta as Json)[REPORT_KEY] as { omitted_count: number };
+    expect(report.omitted_count).toBeGreaterThanOrEqual(3); // the block, the data member, the dropped item
+  });
+
+  it('typed-results: shrinking keeps the valid items and drops only the broken ones', () => {
+    const small = { type: 'image', data: b64(300), mimeType: 'image/png' };
+    const big = { type: 'image', data: b64(30_000), mimeType: 'image/png' };
+    const out = apply('media', { content: [], structuredContent: { content: [small, big, small] } }, { maxResultBytes: 32 * 1024 });
+    expect(out.isError).toBeUndefined();
+    expect(out.structuredContent).toEqual({ content: [small, small] });
+  });
+
+  it('typed-results: withheld only when no valid shrink fits; the report names the bound (read-only: guidance)', () => {
+    const input = { content: [], structuredContent: { id: 'r-1', data: b64(5000) } };
+    const out = apply('record', input, { maxResultBytes: 32 * 1024 });
+    expect(out.isError).toBe(true);
+    const report = (out._meta as Json)[REPORT_KEY] as Json;
+    expect(report.error).toBe('result_budget_exceeded');
+    // 32 KiB scales the string bound to 4 KiB: lifting it alone would let `data` through whole.
+    expect(report.blocked_by).toEqual({ bound: 'maxStringBytes', limit: 4096 });
+    expect(((out.content as Json[])[0]!.text as string)).toContain('`maxStringBytes`');
+    // The same data within the bound is a typed success.
+    expect(apply('record', { content: [{ type: 'text', text: 'x'.repeat(40_000) }], structuredContent: { id: 'r-1', data: b64(1000) } }, { maxResultBytes: 32 * 1024 }).isError).toBeUndefined();
+  });
+
+  it('typed-results: a mutation gets a receipt naming the bound, and no advice to call again', () => {
+    const out = apply('record', { content: [], structuredContent: { id: 'r-1', data: b64(50_000) } }, { maxResultBytes: 32 * 1024 }, false);
+    expect(out.isError).toBe(true);
+    const report = (out._meta as Json)[REPORT_KEY] as Json;
+    expect(report).toMatchObject({ applied: true, receipt: { id: 'r-1' } });
+    expect((report.blocked_by as Json).bound).toBe('maxResultBytes');
+  });
+
+  it('typed-results: shrinkToSchema gives up on an error outside any array item', () => {
+    const tool = catalog(true).get('record')!;
+    expect(shrinkToSchema({ id: 'x' }, tool)).toBeUndefined();
+    expect(shrinkToSchema({ id: 'x', data: 'y' }, tool)).toEqual({ value: { id: 'x', data: 'y' }, dropped: 0 });
+  });
+});
+
+// ------------------------------------------------------------------ the real server behind the proxy
+
+const require = createRequire(import.meta.url);
+function binOf(pkg: string): string {
+  const manifest = require.resolve(`${pkg}/package.json`);
+  const { bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: string | Record<string, string> };
+  return join(dirname(manifest), typeof bin === 'string' ? bin : Object.values(bin)[0]!);
+}
+
+describe('proxy --max-bytes 32KiB → server-filesystem typed tools', { timeout: 60_000 }, () => {
+  let root: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'mcp-budget-typed-'));
+    writeFileSync(join(root, 'photo.png'), Buffer.alloc(300_000, 7));
+    writeFileSync(join(root, 'notes.txt'), 'a line of notes\n'.repeat(20_000));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'proxy', '--max-bytes', '32KiB', '--', process.execPath, binOf('@modelcontextprotocol/server-filesystem'), root],
+      cwd: REPO_ROOT,
+      stderr: 'pipe',
+    });
+    transport.stderr!.on('data', () => undefined);
+    client = new Client({ name: 'typed-results-test', version: '1.0.0' });
+    await client.connect(transport);
+    await client.listTools(); // the proxy learns the output schemas from here
+  });
+  afterAll(async () => {
+    await client?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('typed-results: read_media_file of a 300 KB image is a typed success with a valid, shrunk structure', async () => {
+    const r = (await client.callTool({ name: 'read_media_file', arguments: { path: join(root, 'photo.png') } })) as CallToolResult;
+    expect(r.isError).toBeUndefined();
+    expect(r.structuredContent).toEqual({ content: [] });
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(32 * 1024);
+  });
+
+  it('typed-results: read_text_file of 320 KB is a typed success, its text within the scaled bounds', async () => {
+    const r = (await client.callTool({ name: 'read_text_file', arguments: { path: join(root, 'notes.txt') } })) as CallToolResult;
+    expect(r.isError).toBeUndefined();
+    expect(typeof (r.structuredContent as { content: string }).content).toBe('string');
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(32 * 1024);
+  });
+});
