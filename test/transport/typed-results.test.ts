@@ -11,7 +11,9 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { trickyLimits, typedStructure } from '../helpers/arbitraries.js';
 import { boundJson } from '../../src/engine/bound.js';
 import { REPORT_KEY, type BudgetOptions } from '../../src/engine/limits.js';
 import { resolveLimits } from '../../src/engine/options.js';
@@ -98,6 +100,50 @@ describe('typed results', () => {
     const tool = catalog(true).get('record')!;
     expect(shrinkToSchema({ id: 'x' }, tool)).toBeUndefined();
     expect(shrinkToSchema({ id: 'x', data: 'y' }, tool)).toEqual({ value: { id: 'x', data: 'y' }, dropped: 0 });
+  });
+});
+
+/** The output schema `typedStructure` values follow: entries with ids and optional base64 data. */
+const ENTRIES_SCHEMA = {
+  type: 'object',
+  required: ['entries', 'total'],
+  properties: {
+    entries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'name'],
+        properties: { id: { type: ['string', 'number'] }, name: { type: 'string' }, data: { type: 'string', pattern: '^[A-Za-z0-9+/]*={0,2}$' } },
+      },
+    },
+    total: { type: 'integer' },
+  },
+};
+
+describe('typed results (property)', () => {
+  it('typed-results: a typed success validates against the tool schema; a withheld result names its bound', () => {
+    const c = new ToolCatalog();
+    c.learn({ tools: [{ name: 'list', inputSchema: { properties: { cursor: {} } }, outputSchema: ENTRIES_SCHEMA, annotations: { readOnlyHint: true } }] });
+    const tool = c.get('list')!;
+    fc.assert(
+      fc.property(typedStructure, trickyLimits, fc.boolean(), (structure, options, mirror) => {
+        const input: Json = { content: mirror ? [{ type: 'text', text: JSON.stringify(structure) }] : [], structuredContent: structure };
+        const limits = resolveLimits(options);
+        const out = boundJson(input, limits);
+        const bounded = JSON.parse(out.json) as Json;
+        const r = out.report === undefined ? bounded : enforceOutputSchema('list', tool, input, bounded, out.report, limits.maxResultBytes, limits);
+        expect(CallToolResultSchema.safeParse(r).success).toBe(true);
+        if (r.isError === true) {
+          const report = (r._meta as Json)[REPORT_KEY] as Json;
+          expect(report.error).toBe('result_budget_exceeded');
+          expect(typeof (report.blocked_by as Json).bound).toBe('string');
+        } else {
+          expect(tool.validate!(r.structuredContent)).toBe(true);
+          expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(limits.maxResultBytes);
+        }
+      }),
+      { numRuns: 300, interruptAfterTimeLimit: 3000 },
+    );
   });
 });
 
