@@ -72,9 +72,11 @@ describe('fits', () => {
     const exact = Buffer.byteLength(JSON.stringify(v));
     const floor = resolveLimits({ maxOmittedPaths: 0, notice: false }).maxResultBytes;
     expect(floor).toBeGreaterThan(exact);
-    expect(serializeIfFits(v, resolveLimits({ maxOmittedPaths: 0, notice: false, maxResultBytes: 1024 }), 'result')).toBe(JSON.stringify(v));
+    // The string bound is set: at 1 KiB it would otherwise scale to 128 bytes.
+    const l = resolveLimits({ maxOmittedPaths: 0, notice: false, maxResultBytes: 1024, maxStringBytes: 1024 });
+    expect(serializeIfFits(v, l, 'result')).toBe(JSON.stringify(v));
     const big = { structuredContent: { s: 'x'.repeat(1020), t: 'y' } };
-    expect(serializeIfFits(big, resolveLimits({ maxOmittedPaths: 0, notice: false, maxResultBytes: 1024 }), 'result')).toBeUndefined();
+    expect(serializeIfFits(big, l, 'result')).toBeUndefined();
   });
 
   it('fits: versioned fields fit only under a protocol version that has them', () => {
