@@ -39,14 +39,30 @@ export interface BrowseOptions {
   maxRescanEntries?: number;
   /** A page stops before its entries' JSON passes this size (so the result budget never cuts it). */
   maxPageBytes?: number;
+  /** Entries a filter (scan: directories only) may pass over in one call before the page ends. @default 10000 */
+  maxFilterSkip?: number;
 }
 
 interface Cached {
   dir: Dir;
+  /** The directory handle the listing was opened through: kept open as long as the listing. */
+  owner: DirHandle;
   peek: Dirent<Buffer> | null;
   dev: number;
   ino: number;
   expires: number;
+}
+
+/**
+ * Close a listing, then the handle it was opened through. Order matters: Node may still look up
+ * names through `/proc/self/fd/N/<name>` while reading (file systems without entry types), so N
+ * must not be closed, and its number reused by another open, while the listing lives.
+ */
+function closeListing(c: { dir: Dir; owner: DirHandle }): void {
+  void c.dir
+    .close()
+    .catch(() => undefined)
+    .then(() => c.owner.close());
 }
 
 /** Bounded cache of open directory handles; evicted handles are closed. */
@@ -59,14 +75,14 @@ class HandleCache {
 
   put(id: string, c: Omit<Cached, 'expires'>): void {
     if (this.max <= 0) {
-      void c.dir.close().catch(() => undefined); // no cache: every next page re-scans
+      closeListing(c); // no cache: every next page re-scans
       return;
     }
     this.sweep();
     while (this.map.size >= this.max) {
       const [oldest, v] = this.map.entries().next().value as [string, Cached];
       this.map.delete(oldest);
-      void v.dir.close().catch(() => undefined);
+      closeListing(v);
     }
     this.map.set(id, { ...c, expires: Date.now() + this.ttlMs });
   }
@@ -83,7 +99,7 @@ class HandleCache {
   }
 
   closeAll(): void {
-    for (const c of this.map.values()) void c.dir.close().catch(() => undefined);
+    for (const c of this.map.values()) closeListing(c);
     this.map.clear();
   }
 
@@ -92,7 +108,7 @@ class HandleCache {
     for (const [id, c] of this.map) {
       if (c.expires > now) continue;
       this.map.delete(id);
-      void c.dir.close().catch(() => undefined);
+      closeListing(c);
     }
   }
 }
@@ -128,7 +144,10 @@ export class DirectoryBrowser {
     this.cache = new HandleCache(options.maxCachedHandles ?? 16, options.handleTtlMs ?? 30_000);
     this.maxRescan = options.maxRescanEntries ?? 200_000;
     this.maxPageBytes = options.maxPageBytes ?? Infinity;
+    this.maxFilterSkip = options.maxFilterSkip ?? 10_000;
   }
+
+  private readonly maxFilterSkip: number;
 
   private readonly maxPageBytes: number;
 
@@ -155,15 +174,17 @@ export class DirectoryBrowser {
     // The directory is opened through the gate (no link on the way) and iterated through that
     // descriptor; the path string is never opened again.
     const opened = await this.ws.openDir(path);
+    const owned = { transferred: false };
     try {
-      return await this.listOpened(opened, path, limit, cursor, filter, kind);
+      return await this.listOpened(opened, owned, path, limit, cursor, filter, kind);
     } finally {
-      await opened.close();
+      if (!owned.transferred) await opened.close();
     }
   }
 
   private async listOpened(
     dir: DirHandle,
+    owned: { transferred: boolean },
     path: string | undefined,
     limit: number,
     cursor: string | undefined,
@@ -171,6 +192,8 @@ export class DirectoryBrowser {
     kind: string,
   ): Promise<DirPage> {
     let handle: Dir;
+    /** The handle the listing was opened through (this call's `dir`, or a cached one). */
+    let owner: DirHandle = dir;
     let peek: Dirent<Buffer> | null = null;
     let position = 0;
     if (cursor !== undefined) {
@@ -185,9 +208,12 @@ export class DirectoryBrowser {
       const cached = this.cache.take(String(c.c));
       if (cached !== undefined && cached.dev === dir.dev && cached.ino === dir.ino) {
         handle = cached.dir;
+        owner = cached.owner;
         peek = cached.peek;
       } else {
+        if (cached !== undefined) closeListing(cached);
         handle = await this.rescan(dir, Buffer.from(String(c.n), 'base64'));
+        owned.transferred = true;
       }
     } else {
       try {
@@ -195,20 +221,32 @@ export class DirectoryBrowser {
       } catch (e) {
         throw fsError(e, path);
       }
+      owned.transferred = true;
     }
 
     const entries: DirEntry[] = [];
     // The page's own fields count too: its path and the cursor it may carry.
     let bytes = Buffer.byteLength(JSON.stringify(dir.rel)) + CURSOR_ROOM_BYTES;
+    /** The last entry examined (listed or passed over by the filter): the cursor resumes after it. */
     let last: Buffer | undefined;
     let warning: string | undefined;
     let extra: Dirent<Buffer> | null = null;
+    /** The filter passed over this many entries in a row: the page ends, and the cursor goes on. */
+    let skipped = 0;
+    let skipCapped = false;
     try {
       for (;;) {
         const d = peek ?? ((await handle.read()) as Dirent<Buffer> | null);
         peek = null;
         if (d === null) break;
-        if (filter !== undefined && !filter(d)) continue;
+        if (filter !== undefined && !filter(d)) {
+          last = d.name;
+          if (++skipped >= this.maxFilterSkip) {
+            skipCapped = true;
+            break;
+          }
+          continue;
+        }
         const e = entryOf(d);
         const size = JSON.stringify(e).length + 1;
         if (entries.length === limit || (entries.length > 0 && bytes + size > this.maxPageBytes)) {
@@ -222,11 +260,14 @@ export class DirectoryBrowser {
     } catch (e) {
       warning = `The directory could not be read to the end (${(e as NodeJS.ErrnoException).code ?? 'error'}); the listing stops here.`;
     }
-    const page: DirPage = { path: dir.rel, entries, has_more: extra !== null };
+    const page: DirPage = { path: dir.rel, entries, has_more: extra !== null || skipCapped };
     if (warning !== undefined) page.warning = warning;
-    if (extra !== null && last !== undefined) {
+    if (skipCapped) {
+      page.warning = `Passed over ${skipped} entries that are not listed here; the page stops early. Continue with next_cursor.`;
+    }
+    if ((extra !== null || skipCapped) && last !== undefined) {
       const id = randomBytes(9).toString('base64url');
-      this.cache.put(id, { dir: handle, peek: extra, dev: dir.dev, ino: dir.ino });
+      this.cache.put(id, { dir: handle, owner, peek: extra, dev: dir.dev, ino: dir.ino });
       page.next_cursor = this.cursors.encode(kind, {
         p: pathKey(dir.rel),
         d: dir.dev,
@@ -236,7 +277,7 @@ export class DirectoryBrowser {
         c: id,
       });
     } else {
-      await handle.close().catch(() => undefined);
+      closeListing({ dir: handle, owner });
     }
     return page;
   }

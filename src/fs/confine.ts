@@ -99,7 +99,7 @@ export class DirHandle {
       return new DirHandle(h, this.childRel(name), st.dev, st.ino, this.fallbackAbs === undefined ? undefined : path);
     } catch (e) {
       await h.close();
-      throw e;
+      throw fsError(e, this.childRel(name));
     }
   }
 
@@ -140,6 +140,24 @@ export class DirHandle {
 
   async close(): Promise<void> {
     await this.handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Open a regular file without side effects on anything else: an `O_PATH` descriptor first (opening
+ * it runs no FIFO or device open routine), its type checked, and only a regular file re-opened for
+ * reading through that descriptor (the magic link names the inode, not a path).
+ */
+async function openRegular(dir: DirHandle, name: EntryName, shown: string): Promise<FileHandle> {
+  const probe = await dir.openFile(name, O_PATH);
+  try {
+    const st = await probe.stat();
+    // With O_PATH, O_NOFOLLOW opens a link itself instead of failing: refuse it as a link.
+    if (st.isSymbolicLink()) throw Object.assign(new Error('symlink'), { code: 'ELOOP' });
+    if (!st.isFile()) throw new WorkspaceError('NOT_A_FILE', `${JSON.stringify(shown)} is not a regular file`);
+    return await open(`/proc/self/fd/${probe.fd}`, constants.O_RDONLY);
+  } finally {
+    await probe.close();
   }
 }
 
@@ -242,10 +260,20 @@ export class Workspace {
   async openRoot(): Promise<DirHandle> {
     await this.checkRoot();
     if (!this.descriptorConfined) {
-      const h = await open(this.root, DIR_FLAGS);
+      let h: FileHandle;
+      try {
+        h = await open(this.root, DIR_FLAGS);
+      } catch (e) {
+        throw fsError(e, '.');
+      }
       return new DirHandle(h, '.', this.rootDev, this.rootIno, this.root);
     }
-    const h = await open(`/proc/self/fd/${this.rootHandle.fd}`, constants.O_RDONLY | constants.O_DIRECTORY);
+    let h: FileHandle;
+    try {
+      h = await open(`/proc/self/fd/${this.rootHandle.fd}`, constants.O_RDONLY | constants.O_DIRECTORY);
+    } catch (e) {
+      throw fsError(e, '.'); // EMFILE and the like: the code only, never the descriptor path
+    }
     return new DirHandle(h, '.', this.rootDev, this.rootIno, undefined);
   }
 
@@ -287,7 +315,7 @@ export class Workspace {
     const { dir, name, rel } = await this.openParent(path);
     let handle: FileHandle;
     try {
-      handle = await dir.openFile(name);
+      handle = O_PATH !== 0 ? await openRegular(dir, name, path) : await dir.openFile(name);
     } catch (e) {
       throw fsError(e, path);
     } finally {
@@ -299,7 +327,8 @@ export class Workspace {
       return { handle, rel, size: st.size };
     } catch (e) {
       await handle.close();
-      throw e;
+      throw fsError(e, path);
     }
   }
+
 }

@@ -47,8 +47,30 @@ export function checkQuery(query: unknown): string {
   if (query.startsWith('!') && !query.startsWith('!(')) {
     throw new WorkspaceError('INVALID_PARAMS', 'Negated queries (a leading `!`) are not supported; give the glob of the files to find');
   }
+  // The matcher is a backtracking regular expression: its worst case grows as a name's length to
+  // the power of the wildcard runs, and one match cannot be interrupted. Nested quantifiers
+  // (extglobs) and more than MAX_GLOB_WILDCARD_RUNS runs are refused so one entry costs at most
+  // milliseconds (measured: 3 runs ≈ 10–20 ms on a crafted 255-byte name, 4 runs ≈ 1 s, 5 ≈ 60 s).
+  if (EXTGLOB.test(query)) {
+    throw new WorkspaceError('INVALID_PARAMS', 'Extended globs such as `+(a|b)` or `@(x)` are not supported; use braces `{a,b}` instead');
+  }
+  const runs = query.match(WILDCARD_RUN)?.length ?? 0;
+  if (runs > MAX_GLOB_WILDCARD_RUNS) {
+    throw new WorkspaceError(
+      'INVALID_PARAMS',
+      `Expected \`query\` to have at most ${MAX_GLOB_WILDCARD_RUNS} wildcard runs (\`*\`, \`**\` or \`?\`, brace alternatives counted), got ${runs}; narrow it with a literal directory or name`,
+      { max: MAX_GLOB_WILDCARD_RUNS, value: runs },
+    );
+  }
   return query;
 }
+
+/** Wildcard runs a query may hold (each `*`, `**` or `?` run, in any brace alternative). */
+export const MAX_GLOB_WILDCARD_RUNS = 3;
+/** A run of wildcard characters not escaped by a backslash. */
+const WILDCARD_RUN = /(?<!\\)[*?]+/g;
+/** An extglob: a quantifier or `@`/`!` right before a parenthesis. */
+const EXTGLOB = /[@!+*?]\(/;
 
 type Segment = { kind: 'literal'; name: string } | { kind: 'glob'; test: Matcher } | { kind: 'globstar' } | { kind: 'any' };
 

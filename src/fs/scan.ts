@@ -33,26 +33,27 @@ async function summarize(root: DirHandle, raw: EntryName, name: string, nameBase
   if (nameBase64 !== undefined) s.name_base64 = nameBase64;
   try {
     const sub = await root.openDir(raw);
-    let dir;
+    // The handle stays open while the listing reads: Node may look names up through
+    // `/proc/self/fd/N/<name>`, and N must not be closed and reused meanwhile.
     try {
-      dir = await sub.list(128);
-    } finally {
-      await sub.close(); // the iterator holds its own descriptor
-    }
-    try {
-      for (;;) {
-        const d = await dir.read();
-        if (d === null) break;
-        if (s.entries === SCAN_COUNT_CAP) {
-          s.capped = true;
-          break;
+      const dir = await sub.list(128);
+      try {
+        for (;;) {
+          const d = await dir.read();
+          if (d === null) break;
+          if (s.entries === SCAN_COUNT_CAP) {
+            s.capped = true;
+            break;
+          }
+          s.entries++;
+          if (d.isFile()) s.files++;
+          else if (d.isDirectory()) s.directories++;
         }
-        s.entries++;
-        if (d.isFile()) s.files++;
-        else if (d.isDirectory()) s.directories++;
+      } finally {
+        await dir.close().catch(() => undefined);
       }
     } finally {
-      await dir.close().catch(() => undefined);
+      await sub.close();
     }
   } catch (e) {
     s.error = `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})`;

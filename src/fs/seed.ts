@@ -18,7 +18,19 @@ export const SEED_LIMITS = Object.freeze({
   maxPathBytes: 1024,
   maxFileBytes: 1024 * 1024,
   maxTotalBytes: 8 * 1024 * 1024,
+  /** Components of one path: each open directory is a descriptor held for the batch. */
+  maxPathDepth: 32,
+  /** Distinct directories one batch may walk or create (each is a descriptor held for the batch). */
+  maxDirectories: 256,
 });
+
+/**
+ * A file named `HEAD` makes its directory a git directory once `objects/` and `refs/` sit beside
+ * it (git finds bare repositories by that shape), so seeding never writes one, in any case.
+ */
+function isGitHead(name: string): boolean {
+  return name.toUpperCase() === 'HEAD';
+}
 
 export interface SeedFile {
   path: string;
@@ -105,8 +117,10 @@ async function openParent(
   cache: Map<string, DirHandle>,
   created: CreatedDir[],
   shown: string,
+  checked: Set<DirHandle>,
 ): Promise<DirHandle> {
   let dir = root;
+  await refuseGitDirectory(dir, shown, checked);
   for (const seg of parts) {
     const rel = dir.childRel(seg);
     const cached = cache.get(rel);
@@ -133,8 +147,30 @@ async function openParent(
     }
     cache.set(rel, next);
     dir = next;
+    await refuseGitDirectory(dir, shown, checked);
   }
   return dir;
+}
+
+/**
+ * No write into, or below, a directory that holds a `HEAD` (a git directory: a repository's own
+ * `.git` under another name, or a bare repository), so nothing seeded can change what a plain
+ * `git` reads there (config, hooks, objects, refs).
+ */
+async function refuseGitDirectory(dir: DirHandle, shown: string, checked: Set<DirHandle>): Promise<void> {
+  if (checked.has(dir)) return;
+  checked.add(dir);
+  for (const name of ['HEAD', 'head']) {
+    try {
+      await lstat(dir.at(name));
+    } catch {
+      continue;
+    }
+    throw new WorkspaceError(
+      'INVALID_PATH',
+      `${JSON.stringify(shown)} is inside a git directory (${JSON.stringify(dir.rel)} holds a HEAD); no tool writes there. Nothing was written.`,
+    );
+  }
 }
 
 export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolean): Promise<SeedReceipt> {
@@ -147,10 +183,20 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
     if (parts.some(isGitComponent)) {
       throw new WorkspaceError('INVALID_PATH', `${JSON.stringify(f.path)} is inside a \`.git\` directory; no tool writes there. Nothing was written.`);
     }
+    if (isGitHead(parts[parts.length - 1]!)) {
+      throw new WorkspaceError('INVALID_PATH', `${JSON.stringify(f.path)} would make its directory a git repository (a \`HEAD\` file); no tool writes one. Nothing was written.`);
+    }
+    if (parts.length > SEED_LIMITS.maxPathDepth) throw tooLarge(`Depth of ${JSON.stringify(f.path)} in path components`, SEED_LIMITS.maxPathDepth, parts.length);
     return { f, parts };
   });
+  const directories = new Set<string>();
+  for (const { parts } of plans) for (let i = 1; i < parts.length; i++) directories.add(parts.slice(0, i).join('/'));
+  if (directories.size > SEED_LIMITS.maxDirectories) {
+    throw tooLarge('Distinct directories in one batch', SEED_LIMITS.maxDirectories, directories.size);
+  }
   const root = await ws.openRoot();
   const cache = new Map<string, DirHandle>([['.', root]]);
+  const checked = new Set<DirHandle>();
   const staged: Staged[] = [];
   const createdDirs: CreatedDir[] = [];
   const committed: Staged[] = [];
@@ -158,7 +204,7 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
   try {
     try {
       for (const { f, parts } of plans) {
-        const dir = await openParent(root, parts.slice(0, -1), cache, createdDirs, f.path);
+        const dir = await openParent(root, parts.slice(0, -1), cache, createdDirs, f.path, checked);
         const name = parts[parts.length - 1]!;
         let exists = false;
         try {
@@ -203,8 +249,9 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
           // Overwrite atomically: keep the old file under a second name (a hard link), then rename
           // the new one over the target, so a reader always finds one of the two. A link at the
           // target is replaced, never followed (rename works on names).
-          s.backup = `${s.temp}.bak`;
-          await link(s.dir.at(s.name), s.dir.at(s.backup));
+          const backup = `${s.temp}.bak`;
+          await link(s.dir.at(s.name), s.dir.at(backup));
+          s.backup = backup; // from here on, a rollback or cleanup removes it
           await rename(s.dir.at(s.temp), s.dir.at(s.name));
         }
         committed.push(s);
@@ -238,6 +285,10 @@ async function rollback(committed: Staged[], staged: Staged[], createdDirs: Crea
     if (s.backup !== undefined) await rename(s.dir.at(s.backup), s.dir.at(s.name)).catch(() => undefined); // atomic restore
     else await unlink(s.dir.at(s.name)).catch(() => undefined);
   }
-  for (const s of staged) await unlink(s.dir.at(s.temp)).catch(() => undefined);
+  for (const s of staged) {
+    await unlink(s.dir.at(s.temp)).catch(() => undefined);
+    // A backup made for an overwrite whose rename then failed: the target still holds the old file.
+    if (s.backup !== undefined && !committed.includes(s)) await unlink(s.dir.at(s.backup)).catch(() => undefined);
+  }
   for (const d of createdDirs.reverse()) await rmdir(d.parent.at(d.name)).catch(() => undefined);
 }

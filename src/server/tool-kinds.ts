@@ -59,7 +59,16 @@ interface PagedSpec<A> extends BaseSpec<A & { limit: number; cursor: string | un
 /** A tool failure the model can act on: `isError` with the code and what to do. */
 export function toolError(e: unknown): CallToolResult {
   const code = e instanceof WorkspaceError ? e.code : 'INTERNAL_ERROR';
-  const message = e instanceof Error ? e.message : String(e);
+  let message: string;
+  if (e instanceof WorkspaceError) {
+    message = e.message;
+  } else {
+    // Not a failure we describe: its message may name host paths or descriptors, so the model
+    // gets the error code only and the operator gets the whole error on stderr.
+    const errno = (e as NodeJS.ErrnoException | undefined)?.code;
+    message = `An unexpected error occurred (${typeof errno === 'string' ? errno : 'error'}); the server log has the details. Try again; if it persists, report it.`;
+    process.stderr.write(`mcp-budget: unexpected tool error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  }
   return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { 'io.github.mcp-result-budget/error': { code } } };
 }
 

@@ -335,3 +335,24 @@ describe('the primitives seeding relies on (Linux semantics)', () => {
     unlinkSync(join(root, 'staged-real'));
   });
 });
+
+describe('opening has no side effects on what is not a regular file', () => {
+  it('a FIFO with a blocked writer: refused as NOT_A_FILE and the writer stays blocked (never opened for reading)', async () => {
+    const { spawn, spawnSync } = await import('node:child_process');
+    const fifo = join(root, 'pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const writer = spawn('sh', ['-c', `echo data > '${fifo}'`], { stdio: 'ignore' });
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 5; i++) {
+        expect(await codeOf(ws.openFile('pipe'))).toBe('NOT_A_FILE');
+        expect(await codeOf(readWindow(ws, 'pipe', 0, 10))).toBe('NOT_A_FILE');
+      }
+      await new Promise((r) => setTimeout(r, 200));
+      expect(writer.exitCode).toBeNull(); // an open for reading would have released it
+    } finally {
+      writer.kill('SIGKILL');
+      unlinkSync(fifo);
+    }
+  });
+});

@@ -118,6 +118,29 @@ describe('the gate under a directory ⇄ symlink exchange', () => {
     expect(outcomes.ALREADY_EXISTS ?? 0).toBeGreaterThan(0);
   });
 
+  it('overwrites racing a file ⇄ directory exchange leave no staging file or backup behind', async (ctx) => {
+    if (cmd === undefined) ctx.skip();
+    mkdirSync(join(root, 'ow-area', 'owd'), { recursive: true });
+    writeFileSync(join(root, 'ow-area', 'owd', 'keep'), 'k');
+    writeFileSync(join(root, 'ow-area', 'ow'), 'old');
+    const swapper = await startSwapper(cmd!, join(root, 'ow-area', 'ow'), join(root, 'ow-area', 'owd'), RACE_MS);
+    const outcomes: Record<string, number> = {};
+    while (swapper.running()) {
+      try {
+        await seedFiles(ws, [{ path: 'ow-area/ow', content: 'new' }], true);
+        outcomes.ok = (outcomes.ok ?? 0) + 1;
+      } catch (e) {
+        if (!(e instanceof WorkspaceError)) throw e;
+        outcomes[e.code] = (outcomes[e.code] ?? 0) + 1;
+      }
+    }
+    expect(await swapper.done).toBeGreaterThan(1000);
+    const stray = [...readdirSync(join(root, 'ow-area')), ...readdirSync(join(root, 'ow-area', 'owd')).map((n) => `owd/${n}`)].filter((n) =>
+      n.includes('.mcp-budget-'),
+    );
+    expect(stray, JSON.stringify(outcomes)).toEqual([]);
+  });
+
   it('scan never counts the entries of an outside directory that trades places with a subdirectory', async (ctx) => {
     if (cmd === undefined) ctx.skip();
     const browser = new DirectoryBrowser(ws, new CursorCodec('k'), { maxCachedHandles: 0 });

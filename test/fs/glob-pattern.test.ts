@@ -47,7 +47,27 @@ describe('glob-pattern: braces', () => {
   it('an alternative that climbs or is absolute is refused; a leading `!` is refused', () => {
     for (const q of ['.{.,}/x', '{/etc,z}/x', 'a/{.,}./b', '{x,/}*']) expect(codeOf(() => GlobPlan.compile(q)), q).toBe('PATH_ESCAPES_ROOT');
     expect(codeOf(() => GlobPlan.compile('!*.ts'))).toBe('INVALID_PARAMS');
-    expect(() => GlobPlan.compile('!(a).ts')).not.toThrow();
+  });
+
+  it('queries whose matcher could backtrack for seconds are refused: extglobs and more than 3 wildcard runs', () => {
+    for (const q of ['!(a).ts', '+(a|aa)b', '@(x)', '*(a)', '?(a)', 'x/+(a)/y']) expect(codeOf(() => GlobPlan.compile(q)), q).toBe('INVALID_PARAMS');
+    for (let k = 4; k <= 12; k++) {
+      for (const q of ['*a'.repeat(k) + 'b', '**/*a*a/'.repeat(k) + 'b', '?a'.repeat(k), `{${'*a,'.repeat(k)}b}`]) {
+        expect(codeOf(() => GlobPlan.compile(q)), q).toBe('INVALID_PARAMS');
+      }
+    }
+    for (const q of ['**/*.ts', 'src/**/*.{ts,tsx}', '**/*-*.md', 'a\\*\\*\\*\\*b*']) expect(() => GlobPlan.compile(q), q).not.toThrow();
+  });
+
+  it('the worst accepted query costs milliseconds per name, never seconds', () => {
+    const long = 'a'.repeat(254) + 'c';
+    const deep = Array.from({ length: 16 }, () => 'a'.repeat(60)).join('/') + '/c';
+    for (const q of ['*a*a*a', '?*?*?*b', '**/*a*a', '**/a*/**', '[a]*[a]*[a]*b']) {
+      const plan = GlobPlan.compile(q);
+      const t0 = performance.now();
+      for (const name of [long, deep]) plan.matches(name);
+      expect(performance.now() - t0, q).toBeLessThan(500);
+    }
   });
 
   it('too many alternatives still search, pruned only up to the first brace', () => {
@@ -72,7 +92,7 @@ describe('glob-pattern: pruning', () => {
   });
 
   it('property: whatever picomatch accepts, the automaton reaches', () => {
-    const seg = fc.constantFrom('a', 'b', '.a', '*', '**', '?', 'a*', '*b', '{a,b}', '{a,.a}', '[ab]', '@(a|b)', '{a/b,c}', '{1..3}', '1', '+(a|b)', 'a\\*', '{,a}');
+    const seg = fc.constantFrom('a', 'b', '.a', '*', '**', '?', 'a*', '*b', '{a,b}', '{a,.a}', '[ab]', '{a/b,c}', '{1..3}', '1', 'a\\*', '{,a}');
     const name = fc.constantFrom('a', 'b', '.a', 'ab', 'ba', '1', '2', 'c', 'a*', '');
     let accepted = 0;
     fc.assert(
@@ -84,7 +104,8 @@ describe('glob-pattern: pruning', () => {
         try {
           plan = GlobPlan.compile(q);
         } catch (e) {
-          return (e as WorkspaceError).code === 'PATH_ESCAPES_ROOT'; // `{,a}/x` expands to `/x`: refused, nothing walked
+          // `{,a}/x` expands to `/x`: refused, nothing walked; over 3 wildcard runs: refused whole
+          return (e as WorkspaceError).code === 'PATH_ESCAPES_ROOT' || (e as WorkspaceError).code === 'INVALID_PARAMS';
         }
         accepted++;
         return reaches(plan, path);

@@ -470,3 +470,39 @@ describe('what seeding never touches', () => {
     }
   });
 });
+
+describe('no git directory can be planted or changed', () => {
+  it('a bare-repository layout with HEAD (any case, any depth) is refused whole', async () => {
+    for (const head of ['HEAD', 'head', 'Head']) {
+      for (const dir of ['', 'vendor/lib/', 'a/b/c/']) {
+        await refusedUnchanged(
+          [
+            { path: `${dir}config`, content: '[core]\n\tfsmonitor = "touch /tmp/x"\n' },
+            { path: `${dir}${head}`, content: 'ref: refs/heads/main\n' },
+            { path: `${dir}objects/info/alternates`, content: '' },
+            { path: `${dir}refs/heads/README`, content: '' },
+          ],
+          false,
+          'INVALID_PATH',
+        );
+      }
+    }
+  });
+
+  it('nothing is written into or below a directory that holds a HEAD (a .git under another name, a vendored bare repo)', async () => {
+    mkdirSync(join(root, 'vendor', 'bare', 'hooks'), { recursive: true });
+    writeFileSync(join(root, 'vendor', 'bare', 'HEAD'), 'ref: refs/heads/main\n');
+    for (const path of ['vendor/bare/config', 'vendor/bare/hooks/pre-commit', 'vendor/bare/objects/info/alternates', 'vendor/bare/new/deep/x']) {
+      await refusedUnchanged([{ path: 'fine.txt', content: 'x' }, { path, content: 'planted' }], true, 'INVALID_PATH');
+    }
+    // beside it is fine
+    expect((await seedFiles(ws, [{ path: 'vendor/other.txt', content: 'x' }], false)).written).toBe(1);
+  });
+
+  it('depth and distinct directories are capped before anything is written', async () => {
+    const deep = Array.from({ length: SEED_LIMITS.maxPathDepth }, () => 'a').join('/');
+    await refusedUnchanged([{ path: `${deep}/f`, content: 'x' }], false, 'INPUT_TOO_LARGE');
+    const wide = Array.from({ length: 100 }, (_, i) => ({ path: `w${i}/x${i}/y${i}/f`, content: 'x' }));
+    await refusedUnchanged(wide, false, 'INPUT_TOO_LARGE');
+  });
+});
