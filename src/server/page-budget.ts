@@ -6,6 +6,7 @@
  * are too small for any page at all, `serve` refuses to start and names the limit and its minimum.
  */
 import { BudgetError } from '../engine/errors.js';
+import { cutString } from '../engine/wire.js';
 import type { ResolvedLimits } from '../engine/options.js';
 
 /** The bounds a page is built to, at the source. */
@@ -29,7 +30,7 @@ export const MIN_PAGE_BYTES = 512;
  * page (a git log entry's parents) fits the depth bound.
  */
 export const SERVE_MINIMUMS = Object.freeze({
-  maxStringBytes: 2048,
+  maxStringBytes: 1024,
   maxKeys: 32,
   maxDepth: 8,
 });
@@ -49,6 +50,23 @@ function tooSmall(name: string, value: number, min: number, why: string): Budget
     `\`${name}\` (${FLAGS[name] ?? name}) is ${value}, too small for serve: it needs at least ${min} (${why})`,
     { option: name, value, min },
   );
+}
+
+/** Bytes of a cursor's fixed part: its signature, separator, kind, hashes, numbers and JSON punctuation. */
+const CURSOR_FIXED_BYTES = 256;
+/** Longest file name a walk position names (common file systems). */
+const MAX_NAME_BYTES = 255;
+
+/**
+ * Bytes of directory path below a search's `path` that a search cursor can name and still fit one
+ * page string: the cursor holds the walk position as base64 names inside a base64 payload (each
+ * base64 layer is 4/3 of its input), plus the last entry's name. Deeper directories are not
+ * entered, and the answer's note says so.
+ */
+export function searchPathBytes(page: PageBudget, max = 1024): number {
+  const payload = Math.floor(((page.maxPageStringBytes - CURSOR_FIXED_BYTES) * 3) / 4);
+  const names = Math.floor((payload * 3) / 4) - MAX_NAME_BYTES;
+  return Math.max(0, Math.min(max, names));
 }
 
 /** The page budget for the active limits; throws `LIMIT_OUT_OF_RANGE` when no page could fit. */
@@ -73,4 +91,22 @@ export function pageBudgetFor(limits: ResolvedLimits): PageBudget {
     maxPageItems: limits.maxItems,
     maxPageStringBytes: Math.min(limits.maxStringBytes, maxPageBytes),
   };
+}
+
+/**
+ * Fit the strings a page echoes back (its `path`, a search's `query`) to the page string bound at
+ * the source: a longer one is cut on a character boundary and `<key>_truncated: true` is added,
+ * so the budget never has to cut it (and the report stays for real cuts).
+ */
+export function fitEchoes<T extends object>(page: T, budget: PageBudget, keys: readonly string[]): T {
+  const out = page as Record<string, unknown>;
+  for (const key of keys) {
+    const v = out[key];
+    if (typeof v !== 'string') continue;
+    const cut = cutString(v, 0, budget.maxPageStringBytes - 16, false);
+    if (cut.end >= v.length) continue;
+    out[key] = v.slice(0, cut.end);
+    out[`${key}_truncated`] = true;
+  }
+  return page;
 }

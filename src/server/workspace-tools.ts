@@ -8,9 +8,9 @@ import type { Workspace } from '../fs/confine.js';
 import type { CursorCodec } from '../fs/cursor.js';
 import { readWindow } from '../fs/read-window.js';
 import { scanWorkspace } from '../fs/scan.js';
-import { searchFiles } from '../fs/search.js';
+import { DEFAULT_SEARCH_LIMITS, searchFiles } from '../fs/search.js';
 import { SEED_LIMITS, seedFiles } from '../fs/seed.js';
-import type { PageBudget } from './page-budget.js';
+import { fitEchoes, searchPathBytes, type PageBudget } from './page-budget.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 /** Page sizes and windows of the workspace tools. */
@@ -22,13 +22,20 @@ export const WORKSPACE_LIMITS = Object.freeze({
 });
 
 const ENTRY = 'src/server/workspace-tools.ts';
+/** A read window's fields besides its path and content (offsets, sizes, flags, encoding). */
+const WINDOW_FIELDS_BYTES = 160;
+/** The documented window holds for paths up to this many bytes as JSON; a longer path leaves less room. */
+const DOCUMENTED_PATH_BYTES = 258;
 
 /**
  * The read window under the active limits: its content is one string of the page, so the window
  * the tool documents (default and max) is what it can return whole, never more.
  */
 export function readWindowBytes(page: PageBudget): { defaultBytes: number; maxBytes: number } {
-  const maxBytes = Math.min(WORKSPACE_LIMITS.readFile.maxBytes, page.maxPageStringBytes);
+  const maxBytes = Math.max(
+    64,
+    Math.min(WORKSPACE_LIMITS.readFile.maxBytes, page.maxPageStringBytes, page.maxPageBytes - WINDOW_FIELDS_BYTES - DOCUMENTED_PATH_BYTES),
+  );
   return { defaultBytes: Math.min(WORKSPACE_LIMITS.readFile.defaultBytes, maxBytes), maxBytes };
 }
 
@@ -54,7 +61,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         backend_query_bound: 'fs.opendir iteration stops after limit+1 entries; resume from a cached handle or a capped re-scan',
         structured_content: 'the page object; the text block is its JSON',
       },
-      run: ({ path: p, limit, cursor }) => browser.list(p, limit, cursor),
+      run: async ({ path: p, limit, cursor }) => fitEchoes(await browser.list(p, limit, cursor), ctx.page, ['path']),
     },
     'workspace_search_files',
   );
@@ -90,13 +97,18 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       backend_query_bound: 'fast-glob stream destroyed at limit+1 matches',
       structured_content: 'the page object; the text block is its JSON',
     },
-    run: ({ query, path: p, limit, cursor }) => searchFiles(ws, cursors, query, p, limit, cursor, pageBytes),
+    run: async ({ query, path: p, limit, cursor }) =>
+      fitEchoes(
+        await searchFiles(ws, cursors, query, p, limit, cursor, pageBytes, { maxPathBytes: searchPathBytes(ctx.page, DEFAULT_SEARCH_LIMITS.maxPathBytes) }),
+        ctx.page,
+        ['path', 'query'],
+      ),
   });
 
   defineDetailTool<{ path: string; offset?: number; max_bytes?: number }>(ctx, {
     name: 'workspace_read_file',
     entryPoint: `${ENTRY}#workspace_read_file`,
-    description: `Read one byte window of a file (default ${window.defaultBytes} bytes, max ${window.maxBytes}; text whose JSON escaping is longer returns fewer bytes); continue from next_offset until eof.`,
+    description: `Read one byte window of a file (default ${window.defaultBytes} bytes, max ${window.maxBytes}; text whose JSON escaping is longer, binary sent as base64, or a path over 256 bytes returns fewer); continue from next_offset until eof.`,
     args: {
       path: z.string().min(1).max(4096).describe('File relative to the workspace root.'),
       offset: z.number().int().min(0).optional().describe('Byte offset to start at (default 0).'),
@@ -108,14 +120,13 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       backend_query_bound: 'reads at most max_bytes bytes at offset; never the whole file',
       structured_content: 'the window object; the text block is its JSON',
     },
-    run: ({ path: p, offset, max_bytes }) =>
-      readWindow(
-        ws,
-        p,
-        offset ?? 0,
-        Math.min(max_bytes ?? window.defaultBytes, window.maxBytes),
-        windowContentBytes,
-      ),
+    run: async ({ path: p, offset, max_bytes }) => {
+      // The window's content shares the page with the echoed path (itself fitted to a page string).
+      const echoBytes = Math.min(Buffer.byteLength(JSON.stringify(p)), ctx.page.maxPageStringBytes);
+      const contentBytes = Math.max(64, Math.min(windowContentBytes, ctx.page.maxPageBytes - echoBytes - WINDOW_FIELDS_BYTES));
+      const w = await readWindow(ws, p, offset ?? 0, Math.min(max_bytes ?? window.defaultBytes, window.maxBytes), contentBytes);
+      return fitEchoes(w, ctx.page, ['path']);
+    },
   });
 
   defineMutationTool<{ files: unknown; overwrite?: boolean }>(ctx, {

@@ -17,6 +17,8 @@ import { tempTree } from '../helpers/fs-tree.js';
 import { connectClient, reportOf, serveTransport, type Connected, type ToolResult } from '../helpers/mcp-stdio.js';
 
 const FILES = 240;
+const DEEP_LEVELS = 15;
+let deepRel = '';
 let tree: ReturnType<typeof tempTree>;
 let root: string;
 const names: string[] = [];
@@ -39,6 +41,15 @@ beforeAll(() => {
     const dir = i % 3 === 0 ? join(root, 'many') : i % 3 === 1 ? join(root, 'many', 'nested') : join(root, 'many', 'nested', 'deeper');
     writeFileSync(join(dir, name), '');
   }
+  // A deep chain (about 1.3 KB of path) with a file at every level and 40 files at the bottom.
+  let deep = join(root, 'deep');
+  for (let i = 0; i < DEEP_LEVELS; i++) {
+    deep = join(deep, `${'level-'.repeat(10)}${i}`);
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, `f${i}.txt`), '');
+  }
+  for (let i = 0; i < 40; i++) writeFileSync(join(deep, `bottom-${i}.txt`), '');
+  deepRel = deep.slice(root.length + 1);
   // A file whose JSON escaping is up to 6x its bytes, with multi-byte characters at every offset.
   const parts: string[] = [];
   for (let i = 0; i < 6000; i++) parts.push(i % 7 === 0 ? '\u0001\u0002' : i % 5 === 0 ? 'é😀' : `line ${i} "q" \\ \n`);
@@ -100,6 +111,32 @@ describe.each(MATRIX)('serve $flags', ({ flags, maxBytes }) => {
     }
     expect(seen.length).toBe(FILES);
     expect(new Set(seen).size).toBe(FILES);
+  });
+
+  it('deep paths: search and list cursors fit the string bound, no page is cut, nothing repeats', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let notes = '';
+    for (let pages = 0; pages < 1000; pages++) {
+      const p = await call(c, 'workspace_search_files', { query: '**/*.txt', path: 'deep', limit: 7, ...(cursor ? { cursor } : {}) }, maxBytes);
+      seen.push(...(p.matches as string[]));
+      notes += String(p.note ?? '');
+      cursor = p.next_cursor as string | undefined;
+      if (cursor === undefined) break;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    // what a cursor could not name was not entered, and the answer said so
+    if (seen.length < DEEP_LEVELS + 40) expect(notes).toMatch(/not entered/);
+    if (flags.join(' ') === '--max-bytes 64KiB') expect(seen.length).toBe(DEEP_LEVELS + 40);
+    const listed: string[] = [];
+    cursor = undefined;
+    for (let pages = 0; pages < 100; pages++) {
+      const p = await call(c, 'workspace_list_dir', { path: deepRel, limit: 3, ...(cursor ? { cursor } : {}) }, maxBytes);
+      listed.push(...(p.entries as { name: string }[]).map((e) => e.name));
+      cursor = p.next_cursor as string | undefined;
+      if (cursor === undefined) break;
+    }
+    expect(new Set(listed).size).toBe(41);
   });
 
   it('read windows rebuild the file byte for byte, at the documented default and at the max', async () => {
