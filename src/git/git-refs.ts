@@ -42,6 +42,8 @@ export interface RefArgs {
   cursor: string | undefined;
   /** What one page may hold. @default UNBOUNDED_PAGE */
   page?: GitPageLimits | undefined;
+  /** Read through `git for-each-ref` only, never the files (benchmarks compare the two). @default false */
+  plainGit?: boolean | undefined;
 }
 
 /** The plain listing: `git for-each-ref`, which reads and sorts every ref before its first line. */
@@ -92,7 +94,7 @@ export async function gitRefs(git: GitRunner, cursors: CursorCodec, kind: 'heads
   const skip = new AnchorSkip(anchor);
   let examined = 0;
   let last: string | undefined;
-  const source = (await refsFromFiles(git, prefix, anchor, warn)) ?? refsFromGit(git, prefix);
+  const source = (args.plainGit === true ? undefined : await refsFromFiles(git, prefix, anchor, warn)) ?? refsFromGit(git, prefix);
   for await (const { name, target } of source) {
     if (!skip.after(name)) continue;
     const short = name.slice(prefix.length);

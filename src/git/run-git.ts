@@ -52,7 +52,7 @@ export interface GitResult {
 export interface GitCallOptions {
   timeoutMs?: number;
   /** Written to git's stdin, then closed. */
-  input?: string;
+  input?: string | Buffer;
   /** Stop reading (and end git) past this many stdout bytes. @default 4 MiB */
   maxBytes?: number;
 }
@@ -161,7 +161,7 @@ export class GitRunner {
    * Stream NUL-separated records; the generator's consumer may stop early (`break`), which ends
    * git at once. Records are never all held. `input` is written to git's stdin, then closed.
    */
-  async *records(args: string[], timeoutMs = GIT_TIMEOUT_MS, input?: string): AsyncGenerator<string> {
+  async *records(args: string[], timeoutMs = GIT_TIMEOUT_MS, input?: string | Buffer): AsyncGenerator<string> {
     const p = await this.prepare();
     await this.ws.checkRoot();
     const child = spawn(p.git, args, { cwd: p.repo.workTree, env: p.env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });

@@ -1,0 +1,159 @@
+/**
+ * Untracked files in git's order (`ls-files --others` order: paths by bytes), read for one page.
+ * git is asked only for the top of the listing, with wholly untracked directories collapsed
+ * (`ls-files --others --exclude-standard --directory`: it does not read inside them); each such
+ * directory the page reaches is then listed here, one level at a time through the workspace gate
+ * (no link followed), sorted, and its entries checked against the ignore rules in batches (the
+ * same `ls-files` call limited to exactly those paths, so git reads that one level), entering
+ * only the directories where the page's paths can be.
+ *
+ * Perf: `ls-files --others` (git 2.39) walks and sorts every untracked file before its first line;
+ * this reads the tracked directories, one entry per untracked directory, and the levels the page
+ * touches. Not flat when a huge number of untracked files sit directly in tracked directories
+ * (git lists those itself).
+ */
+import { Workspace, type DirHandle } from '../fs/confine.js';
+import type { GitRunner } from './run-git.js';
+
+/** Untracked listings are capped in time. */
+export const UNTRACKED_TIMEOUT_MS = 5000;
+/** Entries checked against the ignore rules per git call. */
+const IGNORE_BATCH = 256;
+/** Bytes of paths per git call at most (they go on its command line). */
+const MAX_BATCH_BYTES = 128 * 1024;
+/** Entries of one directory level listed at most (a level is sorted whole to keep git's order). */
+export const MAX_LEVEL_ENTRIES = 200_000;
+
+interface Entry {
+  /** Path relative to the root, raw bytes (a directory ends with `/`). */
+  key: Buffer;
+  raw: Buffer;
+  isDir: boolean;
+}
+
+const SLASH = Buffer.from('/');
+
+/**
+ * Untracked paths from the first one at or after `from` (raw bytes; a coarse bound, the caller
+ * skips exactly). A nested repository is listed as its directory with a trailing `/`, as git does.
+ */
+export async function* untrackedPaths(git: GitRunner, from: Buffer, warn: (w: string) => void, plainGit = false): AsyncGenerator<string> {
+  const ws = git.ws;
+  // Without the gate (a bare root guard) nothing is opened here: git lists everything.
+  const collapse = ws instanceof Workspace && !plainGit;
+  const args = ['ls-files', '--others', '--exclude-standard', '-z', ...(collapse ? ['--directory'] : [])];
+  for await (const rec of git.records(args, UNTRACKED_TIMEOUT_MS)) {
+    if (rec === '') continue;
+    const key = Buffer.from(rec);
+    if (!collapse || !rec.endsWith('/')) {
+      if (Buffer.compare(key, from) >= 0 || isPrefix(from, key)) yield rec;
+      continue;
+    }
+    if (Buffer.compare(key, from) < 0 && !isPrefix(key, from)) continue;
+    yield* expand(git, ws, rec, from, warn);
+  }
+}
+
+/** `p` is a prefix of `b`. */
+function isPrefix(p: Buffer, b: Buffer): boolean {
+  return b.length >= p.length && b.subarray(0, p.length).equals(p);
+}
+
+async function* expand(git: GitRunner, ws: Workspace, rel: string, from: Buffer, warn: (w: string) => void): AsyncGenerator<string> {
+  let dir: DirHandle;
+  try {
+    dir = await ws.openDir(rel.slice(0, -1).split('/'));
+  } catch {
+    warn('An untracked directory could not be opened; its files are not listed.');
+    return;
+  }
+  try {
+    if (await hasGitDir(dir)) {
+      yield rel; // a nested repository: git lists the directory, never its files
+      return;
+    }
+    yield* level(git, dir, Buffer.from(rel), from, warn, 0);
+  } finally {
+    await dir.close();
+  }
+}
+
+async function hasGitDir(dir: DirHandle): Promise<boolean> {
+  try {
+    const d = await dir.openDir('.git');
+    await d.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function* level(git: GitRunner, dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void, depth: number): AsyncGenerator<string> {
+  const entries: Entry[] = [];
+  let seen = 0;
+  for await (const d of await dir.list(256, true)) {
+    if (++seen > MAX_LEVEL_ENTRIES) {
+      warn(`An untracked directory holds more than ${MAX_LEVEL_ENTRIES} entries; the rest are not listed.`);
+      break;
+    }
+    const raw = d.name as unknown as Buffer;
+    if (raw.toString('latin1') === '.git') continue; // git never lists a `.git` entry
+    const isDir = d.isDirectory();
+    if (!isDir && !d.isFile() && !d.isSymbolicLink()) continue; // FIFOs, sockets, devices: git skips them
+    const key = Buffer.concat([base, raw, isDir ? SLASH : Buffer.alloc(0)]);
+    // Prune what sorts wholly before the page's first path.
+    if (Buffer.compare(key, from) < 0 && !(isDir && isPrefix(key, from))) continue;
+    entries.push({ key, raw, isDir });
+  }
+  entries.sort((x, y) => Buffer.compare(x.key, y.key));
+  for (let i = 0; i < entries.length; ) {
+    // Batches bounded in count and bytes (they are git's command line).
+    const batch: Entry[] = [];
+    for (let bytes = 0; i < entries.length && batch.length < IGNORE_BATCH && bytes < MAX_BATCH_BYTES; i++) {
+      batch.push(entries[i]!);
+      bytes += entries[i]!.key.length + 1;
+    }
+    const kept = await untrackedOf(git, batch);
+    for (const e of batch) {
+      if (!kept.has(e.key.toString('latin1'))) continue; // ignored (or a name git cannot be given)
+      if (!e.isDir) {
+        yield e.key.toString('utf8');
+        continue;
+      }
+      if (depth > 64) {
+        warn('Untracked directories nested too deep are not listed.');
+        continue;
+      }
+      let sub: DirHandle;
+      try {
+        sub = await dir.openDir(e.raw);
+      } catch {
+        warn('An untracked directory could not be opened; its files are not listed.');
+        continue;
+      }
+      try {
+        if (await hasGitDir(sub)) yield e.key.toString('utf8');
+        else yield* level(git, sub, e.key, from, warn, depth + 1);
+      } finally {
+        await sub.close();
+      }
+    }
+  }
+}
+
+/**
+ * Which of the entries git lists as untracked (not ignored; a directory collapsed to `dir/`):
+ * `ls-files --others --exclude-standard --directory` limited to exactly these paths (literal
+ * pathspecs), so git reads this level and nothing below it. Raw paths as latin1 strings.
+ */
+async function untrackedOf(git: GitRunner, batch: Entry[]): Promise<Set<string>> {
+  const paths = batch.map((e) => (e.isDir ? e.key.subarray(0, -1) : e.key).toString('utf8'));
+  const r = await git.run(['ls-files', '--others', '--exclude-standard', '--directory', '-z', '--', ...paths], { timeoutMs: UNTRACKED_TIMEOUT_MS });
+  const out = new Set<string>();
+  let at = 0;
+  for (let nul = r.stdout.indexOf(0); nul !== -1; nul = r.stdout.indexOf(0, at)) {
+    out.add(r.stdout.subarray(at, nul).toString('latin1'));
+    at = nul + 1;
+  }
+  return out;
+}
