@@ -38,10 +38,13 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 /** A name inside a directory: a string, or raw bytes for names that are not UTF-8. */
 export type EntryName = string | Buffer;
 
-/** Whether a path component is `.git` in any case (no tool writes there). */
+/**
+ * Whether a path component names `.git` on some file system: any case, trailing dots or spaces
+ * (dropped by FAT and NTFS), or the 8.3 short name `git~1`. No tool writes there.
+ */
 export function isGitComponent(name: EntryName): boolean {
-  const s = typeof name === 'string' ? name : name.toString('latin1');
-  return s.toLowerCase() === '.git';
+  const s = (typeof name === 'string' ? name : name.toString('latin1')).toLowerCase().replace(/[. ]+$/, '');
+  return s === '.git' || s === 'git~1';
 }
 
 function checkName(name: EntryName): void {

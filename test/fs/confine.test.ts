@@ -287,9 +287,9 @@ describe('descriptors, not strings', () => {
     }
   });
 
-  it('isGitComponent matches `.git` in any case and nothing else', () => {
-    for (const n of ['.git', '.GIT', '.Git', '.gIt']) expect(isGitComponent(n)).toBe(true);
-    for (const n of ['.gitignore', 'git', '.git2', '..git', '.git ', 'x.git']) expect(isGitComponent(n)).toBe(false);
+  it('isGitComponent matches `.git` as any file system may read it (case, trailing dots and spaces, 8.3 name) and nothing else', () => {
+    for (const n of ['.git', '.GIT', '.Git', '.gIt', '.git.', '.git ', '.git. .', 'GIT~1', 'git~1']) expect(isGitComponent(n), n).toBe(true);
+    for (const n of ['.gitignore', 'git', '.git2', '..git', 'x.git', 'git~2', '.git~1']) expect(isGitComponent(n), n).toBe(false);
   });
 });
 
