@@ -88,13 +88,16 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
   defineSearchTool<{ path?: string }>(ctx, {
     name: 'workspace_search_files',
     entryPoint: `${ENTRY}#workspace_search_files`,
-    description: 'Find files by glob (`query`, e.g. "**/*.md") under a directory; symlinked directories are not followed.',
+    description:
+      'Find files by glob (`query`, e.g. "**/*.md"; braces allowed, extglobs not, at most 3 wildcard runs) under a directory; links are never followed. A scan stopped by its per-call cap says truncated_scan: continue with next_cursor.',
     args: { path },
     limit: { ...WORKSPACE_LIMITS.search, overMax: 'refuse' },
     row: {
-      paging: 'limit+1 matches; has_more; signed next_cursor (resume passes returned matches, capped at 100000)',
-      per_item_budget: 'one relative path per match',
-      backend_query_bound: 'fast-glob stream destroyed at limit+1 matches',
+      paging:
+        'limit+1 matches, and a page stops at a byte size the budget never cuts; has_more; signed next_cursor holding the walk position (bound to query, path and directory identity); a scan stopped by its cap says truncated_scan with a note',
+      per_item_budget: 'one relative path per match (raw bytes in non_utf8 when not UTF-8)',
+      backend_query_bound:
+        'confined depth-first walk: opendir streamed on directory descriptors, links never entered, directories that cannot match pruned; at most 100,000 entries and 2 s per call; a resume re-reads to its position (at most 1,000,000 entries); extglobs and over 3 wildcard runs refused',
       structured_content: 'the page object; the text block is its JSON',
     },
     run: async ({ query, path: p, limit, cursor }) =>
