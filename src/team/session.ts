@@ -1,0 +1,88 @@
+/**
+ * The team store as `serve` uses it: the file chosen for the workspace (refused inside the root),
+ * opened at startup when it exists (so a corrupt, locked, foreign or newer file, or an unknown
+ * `--as`, stops the server with a clear error), and created on the first team call otherwise, so
+ * serving a workspace without using the team tools leaves no file behind. The calling member is
+ * read again on every call: a role change or a deactivation takes effect at once.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { userInfo } from 'node:os';
+import { resolveTeamDbPath } from './paths.js';
+import { SqliteTeamStore } from './sqlite-store.js';
+import { TeamError, type Member, type TeamStore } from './types.js';
+
+/** Options of {@link TeamSession}. */
+export interface TeamSessionOptions {
+  /** The store file (`--team-db`). @default the per-user state file for the root */
+  dbPath?: string;
+  /** The calling member's name (`--as`). @default the OS user name */
+  as?: string;
+}
+
+function defaultMemberName(): string {
+  try {
+    const name = userInfo().username;
+    return /^[\p{L}\p{N}][\p{L}\p{N}._@-]*$/u.test(name) ? name : 'owner';
+  } catch {
+    return 'owner';
+  }
+}
+
+export class TeamSession {
+  readonly memberName: string;
+  private readonly file: string;
+  private store: SqliteTeamStore | undefined;
+
+  /** Resolves the file (throws STORE_INSIDE_ROOT); opens nothing yet. */
+  constructor(realRoot: string, private readonly options: TeamSessionOptions = {}) {
+    this.memberName = options.as ?? defaultMemberName();
+    this.file = resolveTeamDbPath(realRoot, options.dbPath, false);
+  }
+
+  private label(): string {
+    return this.options.dbPath !== undefined ? this.options.dbPath : '(the default team store)';
+  }
+
+  /** Open the store now when its file exists, and check the calling member. Throws `TeamError`. */
+  async startup(): Promise<void> {
+    if (existsSync(this.file)) await this.open();
+  }
+
+  private async open(): Promise<SqliteTeamStore> {
+    if (this.store !== undefined) return this.store;
+    if (!existsSync(this.file)) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    const store = SqliteTeamStore.open(this.file, this.label());
+    try {
+      if (await store.isEmpty()) {
+        await store.addMember(this.memberName, 'owner');
+      } else {
+        const me = await store.getMember(this.memberName);
+        if (me === undefined || !me.active) {
+          throw new TeamError(
+            'UNKNOWN_MEMBER',
+            `\`--as\` ${this.memberName}: ${me === undefined ? 'no such member' : 'this member is deactivated'} in the team store ${this.label()}. Add it with \`mcp-budget team add ${this.memberName} --role member\`, or pass another name.`,
+          );
+        }
+      }
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
+    this.store = store;
+    return store;
+  }
+
+  /** The store and the calling member as it is now (opened or created on first use). */
+  async current(): Promise<{ store: TeamStore; me: Member }> {
+    const store = await this.open();
+    const me = await store.getMember(this.memberName);
+    if (me === undefined || !me.active) throw new TeamError('NOT_FOUND', `The calling member ${this.memberName} was removed or deactivated; restart the server with another \`--as\`.`);
+    return { store, me };
+  }
+
+  async close(): Promise<void> {
+    await this.store?.close();
+    this.store = undefined;
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The team store's one interface and its records. The tools talk only to {@link TeamStore}; every
+ * method is async so that an engine over the network (PostgreSQL) can implement it as well as the
+ * embedded SQLite one. Pages are keyset pages: a method takes the position after which to read
+ * (`after`) and returns at most `limit` rows plus `more` (it read `limit + 1`). Positions are
+ * plain values; signing them into cursors is the tool layer's job.
+ */
+
+/** Roles, from most to least trusted. */
+export const ROLES = ['owner', 'lead', 'member', 'agent', 'guest'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Task statuses (a fixed set: `task_options` pages it). */
+export const TASK_STATUSES = ['open', 'in_progress', 'blocked', 'done', 'cancelled'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** Task priorities (a fixed set). */
+export const TASK_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+
+/** Stable codes of team failures; the tool layer turns them into tool errors. */
+export type TeamErrorCode =
+  | 'NOT_FOUND'
+  | 'INVALID_PARAMS'
+  | 'INPUT_TOO_LARGE'
+  | 'ALREADY_EXISTS'
+  | 'INVALID_CURSOR'
+  /** The store file is not a database, or is damaged. */
+  | 'STORE_CORRUPT'
+  /** Another process holds a lock on the store longer than the busy timeout. */
+  | 'STORE_LOCKED'
+  /** The store was written by a newer version of this program. */
+  | 'STORE_NEWER_SCHEMA'
+  /** The file is a SQLite database, but not a team store. */
+  | 'STORE_FOREIGN'
+  /** The store file would be inside the workspace root. */
+  | 'STORE_INSIDE_ROOT'
+  /** `--as` names no active member of a non-empty store. */
+  | 'UNKNOWN_MEMBER';
+
+/** The team layer's one error class: a stable `code` and `data` naming the limit and the value. */
+export class TeamError extends Error {
+  override readonly name = 'TeamError';
+  constructor(
+    readonly code: TeamErrorCode,
+    message: string,
+    readonly data: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface Member {
+  id: number;
+  name: string;
+  role: Role;
+  active: boolean;
+}
+
+export interface Message {
+  id: number;
+  channel: string;
+  author: string | null;
+  body: string;
+  reply_to: number | null;
+  /** Milliseconds since the epoch. */
+  created_at: number;
+}
+
+/** A search hit: the message, its exact bm25 score (lower is better) and a bounded snippet. */
+export interface MessageHit extends Message {
+  score: number;
+  snippet: string;
+}
+
+export interface Task {
+  id: number;
+  /** `T-<id>`. */
+  key: string;
+  title: string;
+  body: string;
+  status: TaskStatus;
+  priority: TaskPriority;
+  assignee: string | null;
+  labels: string[];
+  created_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TaskHit extends Task {
+  /** bm25 score; `null` for the identity hit (the task the query names). */
+  score: number | null;
+  snippet: string;
+}
+
+export interface Comment {
+  id: number;
+  task_id: number;
+  author: string | null;
+  body: string;
+  created_at: number;
+}
+
+/** A keyset page. */
+export interface Page<T> {
+  rows: T[];
+  /** A `limit + 1`-th row exists. */
+  more: boolean;
+}
+
+/** Position in a chronology: (created_at, id) of the last row seen. */
+export interface TimeKey {
+  at: number;
+  id: number;
+}
+
+/** Position in a ranked list: the exact score and id of the last row seen, and the id snapshot. */
+export interface RankKey {
+  score: number;
+  id: number;
+}
+
+export interface TaskFilter {
+  status?: TaskStatus;
+  /** Member name. */
+  assignee?: string;
+  label?: string;
+}
+
+export interface NewTask {
+  title: string;
+  body?: string;
+  status?: TaskStatus;
+  priority?: TaskPriority;
+  assignee?: string | null;
+  labels?: string[];
+}
+
+export type TaskChanges = Partial<NewTask>;
+
+/** One option of `task_options`: a value, and for members its role. */
+export interface FieldOption {
+  value: string;
+  role?: Role;
+}
+
+/** An inbox page: undelivered messages oldest first, and the id to ack through. */
+export interface InboxPage extends Page<Message> {
+  /** Id of the last message returned (ack through it), or `null` for an empty page. */
+  through: number | null;
+}
+
+/** Options of {@link TeamStore.sendMessage}. */
+export interface SendOptions {
+  channel: string;
+  body: string;
+  to?: string[];
+  replyTo?: number;
+  /** Milliseconds since the epoch (imports keep their own; otherwise now). */
+  at?: number;
+}
+
+/**
+ * The team store. Every page method reads `limit + 1` rows by an index from its `after` position;
+ * none counts or skips rows with OFFSET.
+ */
+export interface TeamStore {
+  /** A random id fixed when the store was created (cursors are bound to it). */
+  readonly storeId: string;
+  /** `true` until the first member is added. */
+  isEmpty(): Promise<boolean>;
+  addMember(name: string, role: Role): Promise<Member>;
+  getMember(name: string): Promise<Member | undefined>;
+  setRole(name: string, role: Role): Promise<Member>;
+  deactivate(name: string): Promise<Member>;
+  listMembers(after: string | undefined, limit: number): Promise<Page<Member>>;
+  /** Active members `viewer` may see, by name; with `q`, names containing it (case-insensitive). */
+  memberOptions(viewer: Member, q: string | undefined, after: string | undefined, limit: number): Promise<Page<Member>>;
+
+  createChannel(name: string): Promise<void>;
+  sendMessage(author: Member, options: SendOptions): Promise<Message>;
+  getMessage(id: number): Promise<Message>;
+  /** Newest first by (created_at, id). Throws NOT_FOUND for an unknown channel. */
+  history(channel: string, after: TimeKey | undefined, limit: number): Promise<Page<Message>>;
+  /** Ranked by (bm25, id), among messages with id ≤ `snapshot`. */
+  searchMessages(q: string, channel: string | undefined, snapshot: number, after: RankKey | undefined, limit: number): Promise<Page<MessageHit>>;
+  /** The largest message id (the snapshot a search starts from). */
+  lastMessageId(): Promise<number>;
+
+  createTask(author: Member, task: NewTask, at?: number): Promise<Task>;
+  updateTask(author: Member, id: number, changes: TaskChanges): Promise<Task>;
+  getTask(id: number): Promise<Task>;
+  /** By (updated_at desc, id desc), exact filters. */
+  listTasks(filter: TaskFilter, after: TimeKey | undefined, limit: number): Promise<Page<Task>>;
+  /** Identity hit (when `q` names a task) first, then ranked by (bm25, id) among ids ≤ snapshot. */
+  searchTasks(q: string, status: TaskStatus | undefined, snapshot: number, after: RankKey | undefined, withIdentity: boolean, limit: number): Promise<Page<TaskHit>>;
+  lastTaskId(): Promise<number>;
+  addComment(author: Member, taskId: number, body: string, at?: number): Promise<Comment>;
+  /** Newest first by (created_at, id). */
+  comments(taskId: number, after: TimeKey | undefined, limit: number): Promise<Page<Comment>>;
+  /** Labels in use, by name. */
+  labels(after: string | undefined, limit: number): Promise<Page<string>>;
+
+  /** Undelivered inbox messages of `member`, oldest first; changes nothing. */
+  readInbox(member: Member, limit: number): Promise<InboxPage>;
+  /** Mark delivered every message of `member`'s inbox with id ≤ `through`; returns how many were newly marked. */
+  ackInbox(member: Member, through: number): Promise<number>;
+
+  close(): Promise<void>;
+}

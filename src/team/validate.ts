@@ -1,0 +1,85 @@
+/**
+ * Input checks of the team store, made before anything is written: names by pattern and byte cap,
+ * texts by byte cap, and the total of one mutation. Errors name the cap and the value seen.
+ */
+import { TEAM_INPUT_CAPS } from './limits.js';
+import { ROLES, TASK_PRIORITIES, TASK_STATUSES, TeamError, type Role, type TaskPriority, type TaskStatus } from './types.js';
+
+const MEMBER_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._@-]*$/u;
+const CHANNEL_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]*$/u;
+const LABEL = /^[\p{L}\p{N}][\p{L}\p{N}._:/-]*$/u;
+
+/** Adds up the UTF-8 bytes of one mutation's strings and refuses past `maxTotalBytes`. */
+export class ByteTotal {
+  private bytes = 0;
+
+  add(field: string, value: string, capBytes: number, capName: string): string {
+    const n = Buffer.byteLength(value, 'utf8');
+    if (n > capBytes) {
+      throw new TeamError('INPUT_TOO_LARGE', `\`${field}\` is ${n} bytes; the cap \`${capName}\` is ${capBytes} bytes. Nothing was written.`, {
+        cap: capName,
+        max: capBytes,
+        value: n,
+      });
+    }
+    this.bytes += n;
+    if (this.bytes > TEAM_INPUT_CAPS.maxTotalBytes) {
+      throw new TeamError(
+        'INPUT_TOO_LARGE',
+        `The strings of this call add up to more than ${TEAM_INPUT_CAPS.maxTotalBytes} bytes (cap \`maxTotalBytes\`, got at least ${this.bytes}). Nothing was written.`,
+        { cap: 'maxTotalBytes', max: TEAM_INPUT_CAPS.maxTotalBytes, value: this.bytes },
+      );
+    }
+    return value;
+  }
+}
+
+function checkPattern(kind: string, value: string, re: RegExp, capBytes: number, capName: string, total?: ByteTotal): string {
+  (total ?? new ByteTotal()).add(kind, value, capBytes, capName);
+  if (!re.test(value)) {
+    throw new TeamError('INVALID_PARAMS', `Invalid ${kind} ${JSON.stringify(value.slice(0, 80))}: use letters, digits and ${kind === 'label' ? '. _ - : /' : kind === 'channel' ? '. _ -' : '. _ - @'}, starting with a letter or digit.`);
+  }
+  return value;
+}
+
+/** A member name: letters, digits, `. _ - @`; at most `maxNameBytes`. */
+export function checkMemberName(name: string, total?: ByteTotal): string {
+  return checkPattern('member name', name, MEMBER_NAME, TEAM_INPUT_CAPS.maxNameBytes, 'maxNameBytes', total);
+}
+
+/** A channel name (a leading `#` is dropped): letters, digits, `. _ -`; at most `maxChannelBytes`. */
+export function checkChannelName(name: string, total?: ByteTotal): string {
+  const bare = name.startsWith('#') ? name.slice(1) : name;
+  return checkPattern('channel', bare, CHANNEL_NAME, TEAM_INPUT_CAPS.maxChannelBytes, 'maxChannelBytes', total);
+}
+
+/** Labels: at most `maxLabels`, each a name of at most `maxLabelBytes`; duplicates removed. */
+export function checkLabels(labels: readonly string[], total: ByteTotal): string[] {
+  if (labels.length > TEAM_INPUT_CAPS.maxLabels) {
+    throw new TeamError('INPUT_TOO_LARGE', `\`labels\` has ${labels.length} items; the cap \`maxLabels\` is ${TEAM_INPUT_CAPS.maxLabels}. Nothing was written.`, {
+      cap: 'maxLabels',
+      max: TEAM_INPUT_CAPS.maxLabels,
+      value: labels.length,
+    });
+  }
+  for (const l of labels) checkPattern('label', l, LABEL, TEAM_INPUT_CAPS.maxLabelBytes, 'maxLabelBytes', total);
+  return [...new Set(labels)];
+}
+
+function oneOf<T extends string>(kind: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new TeamError('INVALID_PARAMS', `Expected \`${kind}\` to be one of ${allowed.join(', ')}, got ${JSON.stringify(value.slice(0, 40))}`);
+  }
+  return value as T;
+}
+
+export const checkRole = (v: string): Role => oneOf('role', v, ROLES);
+export const checkStatus = (v: string): TaskStatus => oneOf('status', v, TASK_STATUSES);
+export const checkPriority = (v: string): TaskPriority => oneOf('priority', v, TASK_PRIORITIES);
+
+/** A required non-blank text of at most `capBytes`. */
+export function checkText(field: string, value: string, capBytes: number, capName: string, total: ByteTotal): string {
+  total.add(field, value, capBytes, capName);
+  if (value.trim() === '') throw new TeamError('INVALID_PARAMS', `\`${field}\` must not be empty.`);
+  return value;
+}
