@@ -49,11 +49,24 @@ interface BaseSpec<A> {
   /** Tool-specific arguments (limit and cursor are added for paged tools). */
   args: Shape;
   row: Omit<InventoryRow, 'name' | 'entry_point' | 'classification' | 'limit' | 'result_budget'>;
+  /** Shape of `structuredContent` (published as the tool's `outputSchema`; the SDK checks results against it). */
+  outputSchema?: Shape;
   run: (args: A) => Promise<object>;
 }
 
 interface PagedSpec<A> extends BaseSpec<A & { limit: number; cursor: string | undefined }> {
   limit: { default: number; max: number; overMax: 'clamp' | 'refuse' };
+  /** Take a `cursor` argument. @default true */
+  cursor?: boolean;
+}
+
+/** The query argument of a search tool. @default { name: 'query', required: true } */
+export interface QueryArg {
+  name: string;
+  required: boolean;
+  /** Longest accepted query (UTF-16 units); longer is a validation error. */
+  maxChars?: number;
+  description?: string;
 }
 
 /** A tool failure the model can act on: `isError` with the code and what to do. */
@@ -99,8 +112,17 @@ function requestedLimit(name: string, raw: unknown, spec: PagedSpec<never>['limi
   return n;
 }
 
-function register(ctx: ToolContext, name: string, description: string, shape: Shape, annotations: object, handler: (args: Record<string, unknown>) => Promise<CallToolResult>): void {
-  ctx.server.registerTool(name, { description, inputSchema: shape, annotations }, async (args: Record<string, unknown>) => {
+function register(
+  ctx: ToolContext,
+  name: string,
+  description: string,
+  shape: Shape,
+  annotations: object,
+  handler: (args: Record<string, unknown>) => Promise<CallToolResult>,
+  outputSchema?: Shape,
+): void {
+  const config = outputSchema === undefined ? { description, inputSchema: shape, annotations } : { description, inputSchema: shape, annotations, outputSchema };
+  ctx.server.registerTool(name, config, async (args: Record<string, unknown>) => {
     try {
       return await handler(args);
     } catch (e) {
@@ -115,7 +137,7 @@ const cursorArg = z.string().max(4096).optional().describe('Opaque cursor from a
 
 /** A browse/list tool: one bounded page; refuses a query and points to the search tool. */
 export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTool: string): void {
-  const shape: Shape = { ...spec.args, limit: limitArg(spec.limit.max), cursor: cursorArg };
+  const shape: Shape = { ...spec.args, limit: limitArg(spec.limit.max), ...(spec.cursor === false ? {} : { cursor: cursorArg }) };
   for (const q of QUERY_ARGS) shape[q] = z.unknown().optional().describe(`Not accepted: use ${searchTool} to search.`);
   register(ctx, spec.name, `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).`, shape, { readOnlyHint: true }, async (args) => {
     for (const q of QUERY_ARGS) {
@@ -125,23 +147,30 @@ export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTo
     }
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
     return structured(await spec.run({ ...(args as A), limit, cursor: args.cursor as string | undefined }));
-  });
+  }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, 'browse/list'));
 }
 
-/** A search/lookup tool: a required query, streamed and stopped at limit+1. */
-export function defineSearchTool<A>(ctx: ToolContext, spec: PagedSpec<A & { query: string }>): void {
-  const shape: Shape = { ...spec.args, query: z.string().min(1).describe('What to look for (required).'), limit: limitArg(spec.limit.max), cursor: cursorArg };
+/**
+ * A search/lookup tool: a query (required unless `query.required` is false), streamed and stopped
+ * at limit+1. `run` gets the query as `query` whatever the argument is called.
+ */
+export function defineSearchTool<A>(ctx: ToolContext, spec: PagedSpec<A & { query: string }> & { query?: QueryArg }): void {
+  const q = spec.query ?? { name: 'query', required: true };
+  let qArg = z.string().min(1);
+  if (q.maxChars !== undefined) qArg = qArg.max(q.maxChars);
+  const qSchema = (q.required ? qArg : qArg.optional()).describe(q.description ?? 'What to look for (required).');
+  const shape: Shape = { ...spec.args, [q.name]: qSchema, limit: limitArg(spec.limit.max), cursor: cursorArg };
   register(ctx, spec.name, `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).`, shape, { readOnlyHint: true }, async (args) => {
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
-    return structured(await spec.run({ ...(args as A & { query: string }), limit, cursor: args.cursor as string | undefined }));
-  });
+    return structured(await spec.run({ ...(args as A & { query: string }), query: args[q.name] as string, limit, cursor: args.cursor as string | undefined }));
+  }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, 'search/lookup'));
 }
 
 /** A detail tool: one item (or one window of it). */
 export function defineDetailTool<A>(ctx: ToolContext, spec: BaseSpec<A>, classification: 'detail' | 'single-item' = 'detail'): void {
-  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: true }, async (args) => structured(await spec.run(args as A)));
+  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: true }, async (args) => structured(await spec.run(args as A)), spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, classification));
 }
 
@@ -154,8 +183,14 @@ export function defineMutationTool<A>(
     destructive?: boolean;
   },
 ): void {
-  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: false, destructiveHint: spec.destructive === true }, async (args) =>
-    structured(await spec.run(args as A)),
+  register(
+    ctx,
+    spec.name,
+    spec.description,
+    spec.args,
+    { readOnlyHint: false, destructiveHint: spec.destructive === true },
+    async (args) => structured(await spec.run(args as A)),
+    spec.outputSchema,
   );
   ctx.rows.push({ ...rowOf(ctx, spec, 'mutation'), input_caps: spec.caps });
 }
