@@ -100,6 +100,11 @@ async function* level(git: GitRunner, dir: DirHandle, base: Buffer, from: Buffer
     if (raw.toString('latin1') === '.git') continue; // git never lists a `.git` entry
     const isDir = d.isDirectory();
     if (!isDir && !d.isFile() && !d.isSymbolicLink()) continue; // FIFOs, sockets, devices: git skips them
+    if (!Buffer.from(raw.toString('utf8')).equals(raw)) {
+      // git is given paths as command-line strings, which cannot carry such bytes.
+      warn('An untracked name that is not UTF-8 is not listed.');
+      continue;
+    }
     const key = Buffer.concat([base, raw, isDir ? SLASH : Buffer.alloc(0)]);
     // Prune what sorts wholly before the page's first path.
     if (Buffer.compare(key, from) < 0 && !(isDir && isPrefix(key, from))) continue;
