@@ -4,22 +4,27 @@
  * git command a naive tool would run?
  *
  * Variants (each against its plain baseline, the unbounded git command read to the end through the
- * same hardened `GitRunner`, in the same run):
+ * same hardened `GitRunner`, in the same run; every call takes its own `scope()`, as a serve tool
+ * call does: repository checks and the config read once per call):
  *   - log: `gitLog` first page (limit 30), the page at depth via its cursor (page 30, and page 100
  *     on the large repository), and a path-filtered first call on a path touched only by the first
  *     commit (one bounded window of 2,000 commits) — vs `git log --format=%H` (all commits) and
  *     `git log --format=%H -- rare/needle.txt` (walks all history);
  *   - refs: `gitRefs('heads')` first page (limit 50) and with a `match` that matches nothing (one
- *     bounded candidate page) — vs `git for-each-ref` of all branches;
- *   - status: `gitStatus` first page (limit 100) — vs `git status --porcelain=v2 -z -uall`;
+ *     bounded candidate page), each read from the files (packed-refs searched and streamed, loose
+ *     refs merged) and, as "before", through `git for-each-ref` — vs `git for-each-ref` of all
+ *     branches;
+ *   - status: `gitStatus` first page (limit 100) with the own untracked walk and, as "before", with
+ *     one `ls-files --others` — vs `git status --porcelain=v2 -z -uall`, and the tracked part
+ *     (`--untracked-files=no`) alone, which is O(tracked files) by nature;
  *   - memory: peak RSS of a child process doing the first log page vs one reading all of `git log`
  *     (and a no-op child), each under `/usr/bin/time -f %M`.
- * Fixture (generated once under os.tmpdir()/mcp-budget-bench-git, reused while its marker is
+ * Fixture (generated once under os.tmpdir()/mcp-budget-bench-git-v2, reused while its marker is
  *   present): "large" — 50,000 commits from `git fast-import` (each touching one of 100 files;
- *   `rare/needle.txt` only in the first), 20,000 branches (`git update-ref --stdin`, one call, then
- *   `git pack-refs --all`), 5 modified tracked files and 100,000 untracked empty files in 100
- *   directories; "small" — 1,000 commits, 200 branches, 5 modified, 1,000 untracked in 100
- *   directories.
+ *   `rare/needle.txt` only in the first), 100,000 branches (`git update-ref --stdin`, one call, no
+ *   reflogs, then `git pack-refs --all`) plus 10 loose branches, 5 modified tracked files and
+ *   100,000 untracked empty files in 100 directories; "medium" — 5,000 commits, 10,000 branches,
+ *   10,000 untracked; "small" — 1,000 commits, 1,000 branches, 1,000 untracked (100 directories).
  * Command: npm run bench:git   (npm run build && node --import tsx bench/git.bench.ts;
  *   BENCH_GIT_MEM_RUNS sets the memory runs per mode, default 3)
  * Results: bench/RESULTS.md, section "Git surfaces (issue 6)".
@@ -39,12 +44,12 @@ import { GitRunner } from '../dist/git/run-git.js';
 import { assert, fmt, loadLine, machineLine, rows, table, type Row } from './util.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const base = join(tmpdir(), 'mcp-budget-bench-git');
+const base = join(tmpdir(), 'mcp-budget-bench-git-v2');
 const RARE = 'rare/needle.txt';
 const MODIFIED = 5;
 
 interface Spec {
-  name: 'large' | 'small';
+  name: 'large' | 'medium' | 'small';
   commits: number;
   refs: number;
   untracked: number;
@@ -52,9 +57,12 @@ interface Spec {
 }
 
 const SPECS: Spec[] = [
-  { name: 'small', commits: 1_000, refs: 200, untracked: 1_000, dirs: 100 },
-  { name: 'large', commits: 50_000, refs: 20_000, untracked: 100_000, dirs: 100 },
+  { name: 'small', commits: 1_000, refs: 1_000, untracked: 1_000, dirs: 100 },
+  { name: 'medium', commits: 5_000, refs: 10_000, untracked: 10_000, dirs: 100 },
+  { name: 'large', commits: 50_000, refs: 100_000, untracked: 100_000, dirs: 100 },
 ];
+/** Loose refs created after packing, so the reader merges both sources. */
+const LOOSE = 10;
 
 function sh(args: string[], cwd: string, input?: string): string {
   const r = spawnSync('git', args, { cwd, input, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
@@ -82,9 +90,12 @@ function generate(spec: Spec): { repo: string; seconds: number; generated: boole
   sh(['fast-import', '--quiet', `--export-marks=${marks}`], repo, parts.join(''));
   const shaOf = new Map(readFileSync(marks, 'utf8').trim().split('\n').map((l) => l.split(' ') as [string, string]));
   const refs: string[] = [];
-  for (let k = 0; k < spec.refs; k++) refs.push(`create refs/heads/b-${String(k).padStart(5, '0')} ${shaOf.get(`:${((k * 7) % spec.commits) + 1}`)}\n`);
-  sh(['update-ref', '--stdin'], repo, refs.join(''));
+  for (let k = 0; k < spec.refs; k++) refs.push(`create refs/heads/b-${String(k).padStart(6, '0')} ${shaOf.get(`:${((k * 7) % spec.commits) + 1}`)}\n`);
+  // No reflogs: 100,000 of them would exceed the repository-shape walk's entry cap (as a clone's
+  // packed remote refs have none).
+  sh(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--stdin'], repo, refs.join(''));
   sh(['pack-refs', '--all'], repo);
+  sh(['-c', 'core.logAllRefUpdates=false', 'update-ref', '--stdin'], repo, Array.from({ length: LOOSE }, (_, k) => `create refs/heads/loose-${k} ${shaOf.get(':1')}\n`).join(''));
   sh(['reset', '-q', '--hard'], repo);
   for (let f = 0; f < MODIFIED; f++) writeFileSync(join(repo, 'src', `f${String(f).padStart(2, '0')}.txt`), 'modified\n');
   const per = spec.untracked / spec.dirs;
@@ -110,17 +121,22 @@ interface Case {
 
 async function casesFor(spec: Spec, repo: string): Promise<Case[]> {
   const ws = await Workspace.open(repo);
-  const git = new GitRunner(ws.root);
+  // One scope per call, as serve takes per tool call: repository checks and config read once.
+  const git = new GitRunner(ws);
   const cursors = new CursorCodec('fixed-key');
-  const logPage = (cursor?: string) => gitLog(git, ws, cursors, { limit: 30, cursor });
-  const allLog = () => git.run(['log', '--no-color', '--format=%H'], BIG);
-  const rareLog = () => git.run(['log', '--no-color', '--format=%H', '--', RARE], BIG);
-  const rarePage = () => gitLog(git, ws, cursors, { path: RARE, limit: 30, cursor: undefined });
-  const refsPage = () => gitRefs(git, cursors, 'heads', { limit: 50, cursor: undefined });
-  const refsNone = () => gitRefs(git, cursors, 'heads', { match: 'zzz-no-such-branch', limit: 50, cursor: undefined });
-  const allRefs = () => git.run(['for-each-ref', '--format=%(refname)%00%(objectname)%00', 'refs/heads/'], BIG);
-  const statusPage = () => gitStatus(git, cursors, { limit: 100, cursor: undefined });
-  const fullStatus = () => git.run(['status', '--porcelain=v2', '-z', '-uall'], BIG);
+  const logPage = (cursor?: string) => gitLog(git.scope(), ws, cursors, { limit: 30, cursor });
+  const allLog = () => git.scope().run(['log', '--no-color', '--format=%H'], BIG);
+  const rareLog = () => git.scope().run(['log', '--no-color', '--format=%H', '--', RARE], BIG);
+  const rarePage = () => gitLog(git.scope(), ws, cursors, { path: RARE, limit: 30, cursor: undefined });
+  const refsPage = () => gitRefs(git.scope(), cursors, 'heads', { limit: 50, cursor: undefined });
+  const refsNone = () => gitRefs(git.scope(), cursors, 'heads', { match: 'zzz-no-such-branch', limit: 50, cursor: undefined });
+  const refsPagePlain = () => gitRefs(git.scope(), cursors, 'heads', { limit: 50, cursor: undefined, plainGit: true });
+  const refsNonePlain = () => gitRefs(git.scope(), cursors, 'heads', { match: 'zzz-no-such-branch', limit: 50, cursor: undefined, plainGit: true });
+  const allRefs = () => git.scope().run(['for-each-ref', '--format=%(refname)%00%(objectname)%00', 'refs/heads/'], BIG);
+  const statusPage = () => gitStatus(git.scope(), cursors, { limit: 100, cursor: undefined });
+  const statusPagePlain = () => gitStatus(git.scope(), cursors, { limit: 100, cursor: undefined, plainGit: true });
+  const trackedOnly = () => git.scope().run(['status', '--porcelain=v2', '-z', '--untracked-files=no', '--no-renames', '--ignore-submodules=all'], BIG);
+  const fullStatus = () => git.scope().run(['status', '--porcelain=v2', '-z', '-uall'], BIG);
 
   // Agreement checks before timing.
   const all = (await allLog()).stdout.toString('utf8').split('\n').filter((h) => h !== '');
@@ -139,15 +155,19 @@ async function casesFor(spec: Spec, repo: string): Promise<Case[]> {
   const rare = await rarePage();
   const rareAll = lines((await rareLog()).stdout, '\n');
   assert(rareAll === 1, `${spec.name}: git log -- rare gives ${rareAll}`);
-  if (spec.name === 'large') assert(rare.examined === 2000 && rare.commits.length === 0 && rare.has_more, 'large: rare first call examines one window');
+  if (spec.commits > 2000) assert(rare.examined === 2000 && rare.commits.length === 0 && rare.has_more, `${spec.name}: rare first call examines one window`);
   else assert(rare.examined === spec.commits && rare.commits.length === 1 && !rare.has_more, 'small: rare first call finds the commit');
   const rp = await refsPage();
   assert(rp.refs.length === 50 && rp.has_more, `${spec.name}: refs page`);
+  assert(JSON.stringify(rp) === JSON.stringify(await refsPagePlain()), `${spec.name}: refs page from files = for-each-ref page`);
   const rn = await refsNone();
-  assert(rn.refs.length === 0 && rn.examined === Math.min(1000, spec.refs + 1) && rn.has_more === spec.refs + 1 > 1000, `${spec.name}: refs match-nothing`);
-  assert(lines((await allRefs()).stdout, '\0') === 2 * (spec.refs + 1), `${spec.name}: for-each-ref count (branches + main)`);
+  const refCount = spec.refs + 1 + LOOSE;
+  assert(rn.refs.length === 0 && rn.examined === Math.min(1000, refCount) && rn.has_more === refCount > 1000, `${spec.name}: refs match-nothing`);
+  assert(JSON.stringify(rn) === JSON.stringify(await refsNonePlain()), `${spec.name}: refs match-nothing from files = for-each-ref`);
+  assert(lines((await allRefs()).stdout, '\0') === 2 * refCount, `${spec.name}: for-each-ref count (branches + main + loose)`);
   const sp = await statusPage();
   assert(sp.entries.length === 100 && sp.has_more && sp.entries.filter((e) => e.kind === 'tracked').length === MODIFIED, `${spec.name}: status page`);
+  assert(JSON.stringify(sp.entries) === JSON.stringify((await statusPagePlain()).entries), `${spec.name}: status page = ls-files page`);
   const fullCount = lines((await fullStatus()).stdout, '\0');
   assert(fullCount === MODIFIED + spec.untracked, `${spec.name}: status -uall gives ${fullCount}`);
 
@@ -162,10 +182,14 @@ async function casesFor(spec: Spec, repo: string): Promise<Case[]> {
     { group: `${s}: log -- rare`, variant: 'git log -- rare/needle.txt (baseline)', baseline: true, fn: rareLog },
     { group: `${s}: log -- rare`, variant: 'gitLog path first call', baseline: false, fn: rarePage },
     { group: `${s}: refs`, variant: 'git for-each-ref refs/heads/ (baseline)', baseline: true, fn: allRefs },
-    { group: `${s}: refs`, variant: 'gitRefs first page (50)', baseline: false, fn: refsPage },
-    { group: `${s}: refs`, variant: 'gitRefs match nothing', baseline: false, fn: refsNone },
+    { group: `${s}: refs`, variant: 'gitRefs first page (50), before: for-each-ref', baseline: false, fn: refsPagePlain },
+    { group: `${s}: refs`, variant: 'gitRefs first page (50), files', baseline: false, fn: refsPage },
+    { group: `${s}: refs`, variant: 'gitRefs match nothing, before: for-each-ref', baseline: false, fn: refsNonePlain },
+    { group: `${s}: refs`, variant: 'gitRefs match nothing, files', baseline: false, fn: refsNone },
     { group: `${s}: status`, variant: 'git status --porcelain=v2 -uall (baseline)', baseline: true, fn: fullStatus },
-    { group: `${s}: status`, variant: 'gitStatus first page (100)', baseline: false, fn: statusPage },
+    { group: `${s}: status`, variant: 'git status -uno alone (tracked part)', baseline: false, fn: trackedOnly },
+    { group: `${s}: status`, variant: 'gitStatus first page (100), before: ls-files --others', baseline: false, fn: statusPagePlain },
+    { group: `${s}: status`, variant: 'gitStatus first page (100), own walk', baseline: false, fn: statusPage },
   );
   return c;
 }
@@ -234,11 +258,21 @@ console.log('\nFlatness (same run): large ÷ small median\n');
 const flat: (string | number)[][] = [];
 for (const c of all.filter((x) => x.group.startsWith('large'))) {
   const small = all.find((x) => x.group === c.group.replace('large', 'small') && x.variant === c.variant);
-  if (small === undefined) continue;
+  const medium = all.find((x) => x.group === c.group.replace('large', 'medium') && x.variant === c.variant);
+  if (small === undefined || medium === undefined) continue;
   const ratio = get(c).median / get(small).median;
-  flat.push([c.group.replace('large: ', ''), c.variant, fmt(get(small).median), fmt(get(c).median), `${ratio.toFixed(2)}×`, c.baseline ? '(baseline)' : ratio <= 1.5 ? 'flat' : 'grows']);
+  flat.push([
+    c.group.replace('large: ', ''),
+    c.variant,
+    fmt(get(small).median),
+    fmt(get(medium).median),
+    fmt(get(c).median),
+    `${(get(medium).median / get(small).median).toFixed(2)}×`,
+    `${ratio.toFixed(2)}×`,
+    c.baseline ? '(baseline)' : ratio <= 1.5 ? 'flat' : 'grows',
+  ]);
 }
-console.log(table(['surface', 'variant', 'small', 'large', 'large ÷ small', 'verdict'], flat));
+console.log(table(['surface', 'variant', 'small', 'medium', 'large', 'medium ÷ small', 'large ÷ small', 'verdict'], flat));
 
 const runs = Number(process.env.BENCH_GIT_MEM_RUNS ?? 3);
 console.log(`\nMemory, large repository, separate processes (noop / page / full interleaved, ${runs} each, medians):\n`);

@@ -12,7 +12,7 @@ import { GitRunner } from '../dist/git/run-git.js';
 const [mode, repo] = process.argv.slice(2);
 if (repo === undefined) throw new Error('usage: git.child.ts noop|page|full REPO');
 const ws = await Workspace.open(repo);
-const git = new GitRunner(ws.root);
+const git = new GitRunner(ws);
 await git.run(['rev-parse', 'HEAD']); // config read and a first spawn in every mode
 const t0 = performance.now();
 let n = 0;
