@@ -39,7 +39,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       limit: { ...GIT_LIMITS.log, overMax: 'refuse' },
       row: {
         paging: `limit+1 commits; has_more; signed next_cursor continuing from a commit fixed on the first page; with path, each call examines at most 2000 commits and the cursor continues the walk`,
-        per_item_budget: 'hash, parents, author, email, date, subject (names and subject ≤ 200 characters)',
+        per_item_budget: 'hash, parents, author, email, date, subject (names and subject ≤ 200 characters, cut to the page with *_truncated)',
         backend_query_bound: 'git log --max-count=limit+1 (no walk for a total); with path: rev-list of a 2000-commit window, then log --no-walk of that window',
         structured_content: 'the page object; the text block is its JSON',
       },
@@ -58,7 +58,8 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       row: {
         paging: 'limit+1 entries; has_more; signed next_cursor (position)',
         per_item_budget: 'path, porcelain status, kind',
-        backend_query_bound: 'git status --porcelain=v2 -z --untracked-files=no, stopped at the page; untracked from ls-files --others, stopped at the page, 5 s time cap',
+        backend_query_bound:
+          'git status --porcelain=v2 -z --untracked-files=no, stopped at the page; untracked from ls-files --others --directory, each untracked directory the page reaches listed through the gate and checked against the ignore rules per level, 5 s time cap',
         structured_content: 'the page object; the text block is its JSON',
       },
       run: ({ limit, cursor }) => gitStatus(git(), cursors, { limit, cursor, page: ctx.page }),
@@ -80,7 +81,8 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         row: {
           paging: 'limit+1 refs; has_more; signed next_cursor after the last name; with match, at most 1000 candidates examined per call and the cursor continues the scan (a page may hold no match)',
           per_item_budget: 'name and target hash',
-          backend_query_bound: 'git for-each-ref streamed and stopped at the page (or after 1000 candidates with match)',
+          backend_query_bound:
+            'packed-refs binary-searched and streamed, loose refs merged one sorted directory level at a time, stopped at the page (or after 1000 candidates with match); git for-each-ref when the repository shape is unusual',
           structured_content: 'the page object; the text block is its JSON',
         },
         run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor, page: ctx.page }),
