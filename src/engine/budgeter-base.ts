@@ -112,7 +112,7 @@ export abstract class BudgeterBase {
   /** Cut text blocks that may mirror the structure to come (see text-mirror.ts). */
   protected candidates: MirrorCandidate[] = [];
   /** While the structure is bounded after candidates: where its JSON starts, bytes held for the summary. */
-  protected mirror: { from: number; reserve: number } | undefined;
+  protected mirror: { from: number; reserve: number; spent: boolean } | undefined;
   /** The structure's JSON in the output, once it closed, until the source's verdict. */
   protected mirrorRange: { from: number; to: number } | undefined;
   /** `structuredContent` was seen: no more candidates. */
@@ -311,8 +311,11 @@ export abstract class BudgeterBase {
     const role = this.childRole(parent, array ? 'array' : 'object');
     // The result's own `_meta` will hold the report: it opens on the reserved wrapper bytes.
     const ownMeta = role === 'meta' && this.metaWrapperReserved;
+    // The structure after cut JSON-looking text blocks: bounded first, with their bytes lent to it
+    // (less what the summary needs), even past a spent budget; one of them is then rewritten.
+    const mirror = role === 'structure' && !this.mirrorDone && this.candidates.length > 0;
     // A block is let past a spent budget only to be probed for an earlier notice (below).
-    if (!this.gate(parent, ownMeta || role === 'block')) return false;
+    if (!this.gate(parent, ownMeta || role === 'block' || mirror)) return false;
     if (role === 'drop' || role === 'invalid') return this.dropRole(role);
     const depth = parent.depth + 1;
     if (depth > this.limits.maxDepth) {
@@ -323,14 +326,18 @@ export abstract class BudgeterBase {
     const mark = role === 'block' ? this.out.mark() : undefined;
     const pre = this.prefix(parent);
     if (ownMeta) this.metaWrapperReserved = false;
-    // The structure after cut JSON-looking text blocks: bounded first, with their bytes lent to it
-    // (less what the summary needs); one of them is then rewritten (see text-mirror.ts).
-    const mirror = role === 'structure' && !this.mirrorDone && this.candidates.length > 0;
     if (role === 'structure') this.mirrorDone = true;
-    if (mirror) this.mirror = { from: -1, reserve: this.mirrorReserve() };
+    if (mirror) {
+      // A budget spent before the structure does not apply inside it (it is spent again after).
+      this.mirror = { from: -1, reserve: this.mirrorReserve(), spent: this.exhausted };
+      this.exhausted = false;
+    }
     if ((role === 'block' && this.exhausted) || this.cost(pre) + 2 > this.room()) {
       if (ownMeta) this.metaWrapperReserved = true;
-      if (mirror) this.mirror = undefined;
+      if (mirror) {
+        this.exhausted = this.mirror!.spent;
+        this.mirror = undefined;
+      }
       if (mark !== undefined) this.out.release(mark);
       if (role === 'block') {
         this.pushProbe('block');
@@ -650,11 +657,10 @@ export abstract class BudgeterBase {
   // ---------------------------------------------------------------- spending and the text mirror
 
   /**
-   * The budget is spent: every later value is omitted. Not while cut texts that may mirror the
-   * structure to come are held: the structure borrows their bytes (structure first).
+   * The budget is spent: every later value is omitted, except the structure that follows held
+   * mirror candidates (it borrows their bytes: structure first) and the reserved `isError`.
    */
   protected spend(): void {
-    if (!this.mirrorDone && this.candidates.length > 0) return;
     this.exhausted = true;
   }
 
@@ -675,7 +681,9 @@ export abstract class BudgeterBase {
   }
 
   protected endMirror(): void {
-    this.mirrorRange = { from: this.mirror!.from, to: this.out.length };
+    const m = this.mirror!;
+    this.mirrorRange = { from: m.from, to: this.out.length };
+    if (m.spent) this.exhausted = true;
     this.mirror = undefined;
   }
 }

@@ -173,7 +173,7 @@ export class Budgeter extends BudgeterBase {
       return this.omitAndClose('result_bytes');
     }
     this.omit(s.limitKind);
-    if (s.limitKind === 'result_bytes' && !this.mayMirror(s)) this.spend();
+    if (s.limitKind === 'result_bytes') this.spend();
     return false;
   }
 

@@ -192,7 +192,7 @@ export const MIN_OPAQUE_PREFIX = 16;
  * Is a string that is about to be cut opaque (base64 or a base64 data URI), judged from the part
  * that would be kept? Decided on that prefix only, because the byte path has not seen the rest when
  * it must decide. Base64 here: at least {@link MIN_OPAQUE_PREFIX} characters, all from the base64
- * alphabet (`A–Z a–z 0–9 + /`, or the URL-safe `- _`, not both), with an upper-case letter, a
+ * alphabet (`A–Z a–z 0–9 + /`, then at most two `=`; or the URL-safe `- _`, not both), with an upper-case letter, a
  * lower-case letter and a digit (text and identifiers rarely mix all three without a space or
  * punctuation; a prefix of one class only, such as a run of `A`, is not detected); or a string that
  * starts with `data:` and is cut in its header or has a `;base64,` payload. `prefix` is the kept part as written (escaped); base64 needs no escape, so a
@@ -206,6 +206,6 @@ export function looksOpaque(prefix: string): boolean {
     return comma === -1 || prefix.slice(0, comma + 1).endsWith(';base64,');
   }
   if (prefix.length < MIN_OPAQUE_PREFIX) return false;
-  if (!/^(?:[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)$/.test(prefix)) return false;
+  if (!/^(?:[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9_-]+)$/.test(prefix)) return false;
   return /[A-Z]/.test(prefix) && /[a-z]/.test(prefix) && /[0-9]/.test(prefix);
 }
