@@ -15,8 +15,14 @@ const USAGE = `Usage:
       Bound one CallToolResult or JSON-RPC response (file or stdin) and print the bounded JSON.
   mcp-budget proxy [budget flags] [--max-request-bytes N] -- COMMAND [ARGS...]
       Run a stdio MCP server and bound every tools/call result it returns.
-  mcp-budget serve [--root DIR] [budget flags]
+  mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [budget flags]
       The workspace MCP server over stdio (default root: the current directory).
+      --team-db: the team store (default: the user state directory, one file per root);
+      --as: the calling member (default: the OS user; the first one on an empty store is owner).
+  mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME
+                  | set-role NAME ROLE | import FILE
+      Administer the team store's members, or import JSON Lines (kind: member, channel, message,
+      task, comment; one object per line).
   mcp-budget demo [budget flags]
       Bound a generated oversized result and print what came out, with its report.
   mcp-budget limits [budget flags]
@@ -120,19 +126,29 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'serve': {
       let root = process.cwd();
+      const team: { dbPath?: string; as?: string } = {};
       for (let i = 0; i < rest.length; i++) {
         const a = rest[i]!;
         if (a === '--root' || a.startsWith('--root=')) {
           const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
           if (v === undefined || v === '') throw new UsageError('`--root` needs a directory');
           root = v;
+        } else if (a === '--team-db' || a.startsWith('--team-db=') || a === '--as' || a.startsWith('--as=')) {
+          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+          if (v === undefined || v === '') throw new UsageError(`\`${a.split('=')[0]}\` needs a value`);
+          if (a.startsWith('--as')) team.as = v;
+          else team.dbPath = v;
         } else {
           throw new UsageError(`Unknown argument \`${a}\` for serve`);
         }
       }
       const { runServe } = await import('./commands/serve.js');
-      await runServe(root, options);
+      await runServe(root, options, { team });
       return 0;
+    }
+    case 'team': {
+      const { runTeam } = await import('./commands/team.js');
+      return runTeam(rest, { stdout: process.stdout, stderr: process.stderr });
     }
     case 'demo':
       if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for demo`);

@@ -6,6 +6,7 @@
  */
 import type { BudgetOptions } from '../engine/limits.js';
 import { createWorkspaceServer } from '../server/create-server.js';
+import type { TeamSessionOptions } from '../team/index.js';
 import { BoundedStdioServerTransport, type BoundedStdioOptions } from '../transport/stdio-server.js';
 
 /** Quote for a POSIX shell: single quotes, with any single quote closed, escaped and reopened. */
@@ -28,15 +29,15 @@ export function connectHelp(root: string): string {
   ].join('\n');
 }
 
-/** Options of {@link runServe}: the stdio transport's limits (and streams, for embedding). */
-export type ServeOptions = BoundedStdioOptions;
+/** Options of {@link runServe}: the stdio transport's limits (and streams, for embedding), and the team store (`--team-db`, `--as`). */
+export type ServeOptions = BoundedStdioOptions & { team?: TeamSessionOptions };
 
 /**
  * Serve the workspace at `root` over stdio until the client goes: the transport closes once stdin
  * has ended and every request read has been answered, or at once when stdout is closed (EPIPE).
  */
 export async function runServe(root: string, budget: BudgetOptions, options: ServeOptions = {}): Promise<void> {
-  const ws = await createWorkspaceServer(root, budget);
+  const ws = await createWorkspaceServer(root, budget, options.team);
   const stdin = options.stdin ?? process.stdin;
   if ((stdin as { isTTY?: boolean }).isTTY === true) (options.stderr ?? process.stderr).write(connectHelp(ws.workspace.root));
   const transport = new BoundedStdioServerTransport(options);

@@ -14,6 +14,8 @@ import type { InventoryRow, ToolContext } from './tool-kinds.js';
 import { registerGitTools } from './git-tools.js';
 import { pageBudgetFor } from './page-budget.js';
 import { registerWorkspaceTools } from './workspace-tools.js';
+import { registerTeamTools } from './team-tools.js';
+import { TeamSession, type TeamSessionOptions } from '../team/index.js';
 
 export const SERVER_NAME = 'mcp-result-budget-workspace';
 export const SERVER_VERSION = '0.1.0';
@@ -28,7 +30,11 @@ export interface WorkspaceServer {
   close(): Promise<void>;
 }
 
-export async function createWorkspaceServer(root: string, budget: BudgetOptions = {}): Promise<WorkspaceServer> {
+/**
+ * @param team the team store file and the calling member (`--team-db`, `--as`); the store is
+ *   opened now when its file exists (a bad file is a startup error), else on the first team call.
+ */
+export async function createWorkspaceServer(root: string, budget: BudgetOptions = {}, team: TeamSessionOptions = {}): Promise<WorkspaceServer> {
   const limits = resolveLimits(budget);
   const page = pageBudgetFor(limits); // limits too small for any page: a startup error naming the minimum
   const workspace = await Workspace.open(root);
@@ -37,6 +43,9 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
   const cursors = new CursorCodec();
   const browser = registerWorkspaceTools(ctx, workspace, cursors);
   registerGitTools(ctx, workspace, cursors);
+  const session = new TeamSession(workspace.root, team);
+  await session.startup();
+  registerTeamTools(ctx, session, cursors);
   return {
     server,
     workspace,
@@ -45,6 +54,7 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
     close: async () => {
       browser.close();
       await server.close();
+      await session.close();
     },
   };
 }

@@ -167,7 +167,7 @@ export async function importJsonLines(store: SqliteTeamStore, file: string, opti
     flush();
   } catch (e) {
     if (e instanceof TeamError) {
-      throw new TeamError(e.code, `${e.message}. Lines 1-${committed} were imported; nothing after them was written.`, { ...e.data, committed });
+      throw new TeamError(e.code, `${e.message}. ${committed === 0 ? 'Nothing was imported' : `Lines 1-${committed} were imported; nothing after them was written`}.`, { ...e.data, committed });
     }
     throw e;
   }

@@ -46,7 +46,14 @@ export class TeamSession {
 
   /** Open the store now when its file exists, and check the calling member. Throws `TeamError`. */
   async startup(): Promise<void> {
-    if (existsSync(this.file)) await this.open();
+    if (!existsSync(this.file)) return;
+    try {
+      await this.open();
+    } catch (e) {
+      // A startup error names its code first, as tool failures do.
+      if (e instanceof TeamError) throw new TeamError(e.code, `${e.code}: ${e.message}`, e.data);
+      throw e;
+    }
   }
 
   private async open(): Promise<SqliteTeamStore> {

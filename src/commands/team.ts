@@ -1,0 +1,104 @@
+/**
+ * `mcp-budget team [--root DIR] [--team-db PATH] <add|list|deactivate|set-role|import> ...`:
+ * administers the team store of a workspace (the same file `serve` uses for that root) and
+ * bulk-imports JSON Lines. Writes go through the store's checks; a bad file or name is an error
+ * with exit code 1, a usage mistake exit code 2.
+ */
+import { realpathSync } from 'node:fs';
+import { UsageError } from '../cli/args.js';
+import { ROLES, SqliteTeamStore, TeamError, importJsonLines, resolveTeamDbPath, type Role } from '../team/index.js';
+
+/** Streams of {@link runTeam}. */
+export interface TeamCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Members listed per store read by `team list`. */
+const LIST_PAGE_ROWS = 500;
+
+function takeFlag(args: string[], name: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === name || a.startsWith(`${name}=`)) {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[i + 1];
+      if (v === undefined || v === '') throw new UsageError(`\`${name}\` needs a value`);
+      args.splice(i, a.includes('=') ? 1 : 2);
+      return v;
+    }
+  }
+  return undefined;
+}
+
+function role(v: string | undefined, fallback?: Role): Role {
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (v === undefined || !(ROLES as readonly string[]).includes(v)) throw new UsageError(`Expected a role (${ROLES.join(', ')}), got ${JSON.stringify(v ?? '')}`);
+  return v as Role;
+}
+
+/** Run one `team` subcommand; returns the exit code. */
+export async function runTeam(argv: readonly string[], io: TeamCommandIo): Promise<number> {
+  const args = [...argv];
+  const root = takeFlag(args, '--root') ?? process.cwd();
+  const dbPath = takeFlag(args, '--team-db');
+  const roleFlag = takeFlag(args, '--role');
+  const [sub, ...rest] = args;
+  const unknown = rest.find((a) => a.startsWith('--'));
+  if (unknown !== undefined) throw new UsageError(`Unknown argument \`${unknown}\` for team`);
+  const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], 'set-role': [1, 2], import: [1] };
+  if (sub === undefined || arity[sub] === undefined) throw new UsageError(`team needs a subcommand: add, list, deactivate, set-role or import${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
+  if (!arity[sub]!.includes(rest.length)) throw new UsageError(`team ${sub}: wrong number of arguments`);
+
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    throw new UsageError(`\`--root\` ${root} is not a directory that exists`);
+  }
+  let store: SqliteTeamStore | undefined;
+  try {
+    store = SqliteTeamStore.open(resolveTeamDbPath(realRoot, dbPath, true), dbPath ?? '(the default team store)');
+    switch (sub) {
+      case 'add': {
+        const m = await store.addMember(rest[0]!, role(roleFlag, 'member'));
+        io.stdout.write(`added ${m.name} (${m.role})\n`);
+        break;
+      }
+      case 'deactivate': {
+        const m = await store.deactivate(rest[0]!);
+        io.stdout.write(`deactivated ${m.name}\n`);
+        break;
+      }
+      case 'set-role': {
+        const m = await store.setRole(rest[0]!, role(rest[1] ?? roleFlag));
+        io.stdout.write(`${m.name} is now ${m.role}\n`);
+        break;
+      }
+      case 'list': {
+        let after: string | undefined;
+        for (;;) {
+          const page = await store.listMembers(after, LIST_PAGE_ROWS);
+          for (const m of page.rows) io.stdout.write(`${m.name}\t${m.role}\t${m.active ? 'active' : 'deactivated'}\n`);
+          if (!page.more) break;
+          after = page.rows[page.rows.length - 1]!.name;
+        }
+        break;
+      }
+      case 'import': {
+        const s = await importJsonLines(store, rest[0]!, { progress: io.stderr });
+        const rate = Math.round((s.lines * 1000) / Math.max(1, s.ms));
+        io.stderr.write(`team import: done, ${s.lines} lines in ${(s.ms / 1000).toFixed(1)} s (${rate} lines/s): ${JSON.stringify(s.counts)}\n`);
+        break;
+      }
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof TeamError) {
+      io.stderr.write(`mcp-budget: ${e.code}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await store?.close();
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * What the team tools return, and how: output schemas (zod shapes the SDK publishes and checks),
+ * rows shaped for a page (times as ISO text, bodies cut to a preview with a flag), pages filled up
+ * to the byte size the result budget never cuts, signed cursors bound to the store and the query,
+ * and team failures turned into tool failures with the workspace codes.
+ */
+import { z } from 'zod';
+import { cutString } from '../engine/wire.js';
+import { WorkspaceError, type WorkspaceErrorCode } from '../fs/errors.js';
+import type { CursorCodec } from '../fs/cursor.js';
+import { TEAM_READ_LIMITS, TeamError, type Comment, type Member, type Message, type Task, type TeamSession, type TeamStore } from '../team/index.js';
+import type { PageBudget } from './page-budget.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** `text` cut to `maxBytes` written (escaped) bytes on a character boundary. */
+export function preview(text: string, maxBytes: number): { text: string; cut: boolean } {
+  const c = cutString(text, 0, maxBytes, false);
+  return c.end >= text.length ? { text, cut: false } : { text: text.slice(0, c.end), cut: true };
+}
+
+/** One window of a long text: from `offset` (UTF-16 units), at most `maxBytes` written bytes. */
+export function textWindow(text: string, offset: number, maxBytes: number): { text: string; offset: number; next_offset: number | null } {
+  const start = Math.min(Math.max(0, offset), text.length);
+  // never start inside a surrogate pair
+  const from = start > 0 && start < text.length && (text.charCodeAt(start) & 0xfc00) === 0xdc00 ? start - 1 : start;
+  const c = cutString(text, from, maxBytes, false);
+  return { text: text.slice(from, c.end), offset: from, next_offset: c.end >= text.length ? null : c.end };
+}
+
+export const messageItem = z.object({
+  id: z.number(),
+  channel: z.string(),
+  author: z.string().nullable(),
+  body: z.string(),
+  body_truncated: z.boolean(),
+  reply_to: z.number().nullable(),
+  created_at: z.string(),
+});
+
+/** A message as a page row: body cut to the preview (`body_truncated`; message_get has all of it). */
+export function messageRow(m: Message & { truncated?: boolean }, previewBytes: number = TEAM_READ_LIMITS.previewBytes): z.infer<typeof messageItem> {
+  const p = preview(m.body, previewBytes);
+  return { id: m.id, channel: m.channel, author: m.author, body: p.text, body_truncated: p.cut || m.truncated === true, reply_to: m.reply_to, created_at: iso(m.created_at) };
+}
+
+export const taskItem = z.object({
+  id: z.number(),
+  key: z.string(),
+  title: z.string(),
+  status: z.string(),
+  priority: z.string(),
+  assignee: z.string().nullable(),
+  labels: z.array(z.string()),
+  body: z.string(),
+  body_truncated: z.boolean(),
+  created_by: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** A task as a page row (body cut to the task preview). */
+export function taskRow(t: Task & { truncated?: boolean }, previewBytes: number = TEAM_READ_LIMITS.taskPreviewBytes): z.infer<typeof taskItem> {
+  const p = preview(t.body, previewBytes);
+  return {
+    id: t.id,
+    key: t.key,
+    title: t.title,
+    status: t.status,
+    priority: t.priority,
+    assignee: t.assignee,
+    labels: t.labels,
+    body: p.text,
+    body_truncated: p.cut || t.truncated === true,
+    created_by: t.created_by,
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
+  };
+}
+
+export const commentItem = z.object({ id: z.number(), author: z.string().nullable(), body: z.string(), body_truncated: z.boolean(), created_at: z.string() });
+
+/** A comment in task_get's section (body cut to the preview). */
+export function commentRow(c: Comment, previewBytes: number): z.infer<typeof commentItem> {
+  const p = preview(c.body, previewBytes);
+  return { id: c.id, author: c.author, body: p.text, body_truncated: p.cut, created_at: iso(c.created_at) };
+}
+
+/** Paging fields every page carries. */
+export const pageFields = {
+  has_more: z.boolean(),
+  next_cursor: z.string().optional(),
+};
+
+/**
+ * How many of `items` fit the page's byte size (at least one): the page is then cut at the source,
+ * so the result budget never has to, and `has_more` / `next_cursor` continue from the last kept.
+ */
+export function fitItems(items: readonly object[], page: PageBudget, reservedBytes = 0): number {
+  let bytes = reservedBytes;
+  for (let i = 0; i < items.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(items[i])) + 1;
+    if (bytes > page.maxPageBytes && i > 0) return i;
+  }
+  return items.length;
+}
+
+/** Signed cursors of the team tools: bound to the store (its id) and to the query that made them. */
+export class TeamCursors {
+  constructor(private readonly codec: CursorCodec) {}
+
+  encode(kind: string, storeId: string, bind: unknown, pos: Record<string, unknown>): string {
+    return this.codec.encode(`team.${kind}`, { s: storeId, b: bind, p: pos });
+  }
+
+  /** The position, or INVALID_CURSOR when the cursor is altered, foreign, or made for another query. */
+  decode(kind: string, storeId: string, bind: unknown, cursor: string): Record<string, unknown> {
+    const payload = this.codec.decode(`team.${kind}`, cursor);
+    if (payload.s !== storeId) throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` comes from another team store. Start again without a cursor.');
+    if (JSON.stringify(payload.b) !== JSON.stringify(bind)) {
+      throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` was made for other arguments; pass the same arguments as the first page, or start again without a cursor.');
+    }
+    const pos = payload.p;
+    if (pos === null || typeof pos !== 'object') throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` is malformed. Start again without a cursor.');
+    return pos as Record<string, unknown>;
+  }
+}
+
+/** A number field of a decoded position (else INVALID_CURSOR). */
+export function num(pos: Record<string, unknown>, key: string): number {
+  const v = pos[key];
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` is malformed. Start again without a cursor.');
+  return v;
+}
+
+const PASS_THROUGH: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR'];
+
+/** A team failure as a workspace tool failure (the codes the model already knows). */
+export function asToolFailure(e: unknown): unknown {
+  if (e instanceof TeamError) {
+    const code = (PASS_THROUGH.includes(e.code) ? e.code : e.code === 'UNKNOWN_MEMBER' ? 'NOT_FOUND' : 'IO_ERROR') as WorkspaceErrorCode;
+    return new WorkspaceError(code, e.message, e.data);
+  }
+  const sqlite = (e as { code?: unknown } | null)?.code;
+  if (typeof sqlite === 'string' && sqlite.startsWith('SQLITE_BUSY')) {
+    return new WorkspaceError('IO_ERROR', 'The team store is busy (another process is writing); try again.');
+  }
+  return e;
+}
+
+/** Room a page keeps for its own fields (channel, query, has_more, next_cursor) outside its items. */
+export const TEAM_PAGE_FIELDS_BYTES = 1024;
+
+/** The store and the calling member of one call. */
+export interface TeamCall {
+  store: TeamStore;
+  me: Member;
+}
+
+/** Run a team tool body with the current store and member; team failures become tool failures. */
+export function withTeam<A>(session: TeamSession, fn: (args: A, call: TeamCall) => Promise<object>): (args: A) => Promise<object> {
+  return async (args) => {
+    try {
+      return await fn(args, await session.current());
+    } catch (e) {
+      throw asToolFailure(e);
+    }
+  };
+}
+

@@ -1,0 +1,184 @@
+/**
+ * The team tools of `mcp-budget serve`, messages and the continuation inbox (tasks are in
+ * `team-task-tools.ts`). Each talks only to the `TeamStore` interface and reads one keyset page
+ * at the source; names, arguments and rows are the contract (`specs/agent-mcp-tool-inventory.json`).
+ * Channels are created by their first message.
+ */
+import { z } from 'zod';
+import { MAX_CURSOR_CHARS, type CursorCodec } from '../fs/cursor.js';
+import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, type TeamSession } from '../team/index.js';
+import { registerTaskTools } from './team-task-tools.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, fitItems, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';
+import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
+
+const ENTRY = 'src/server/team-tools.ts';
+
+const channelArg = z.string().min(1).max(256).describe('Channel name (a leading # is allowed).');
+
+export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec: CursorCodec): void {
+  const cursors = new TeamCursors(codec);
+  const windowBytes = Math.min(ctx.page.maxPageStringBytes, ctx.page.maxPageBytes - TEAM_PAGE_FIELDS_BYTES);
+
+  defineMutationTool<{ channel: string; body: string; to?: string[]; reply_to?: number }>(ctx, {
+    name: 'message_send',
+    entryPoint: `${ENTRY}#message_send`,
+    description: `Post a message to a channel (created by its first message). \`to\` names members whose continuation inbox receives it (at most ${TEAM_INPUT_CAPS.maxRecipients}). Body at most ${TEAM_INPUT_CAPS.maxMessageBytes} bytes; over a cap nothing is written.`,
+    args: {
+      channel: channelArg,
+      body: z.string().describe('Message text.'),
+      to: z.array(z.string()).optional().describe('Members to notify through their inbox.'),
+      reply_to: z.number().int().positive().optional().describe('Id of the message this answers.'),
+    },
+    caps: { maxChannelBytes: TEAM_INPUT_CAPS.maxChannelBytes, maxMessageBytes: TEAM_INPUT_CAPS.maxMessageBytes, maxRecipients: TEAM_INPUT_CAPS.maxRecipients, maxNameBytes: TEAM_INPUT_CAPS.maxNameBytes, maxTotalBytes: TEAM_INPUT_CAPS.maxTotalBytes },
+    row: {
+      paging: 'none',
+      per_item_budget: 'receipt: id, channel, time, the recipients',
+      backend_query_bound: 'caps checked, recipients and reply_to resolved, then one transaction: channel, message, FTS row (trigger), inbox rows',
+      structured_content: 'the receipt object; the text block is its JSON',
+    },
+    outputSchema: { id: z.number(), channel: z.string(), created_at: z.string(), delivered_to: z.array(z.string()) },
+    run: withTeam(session, async (a, { store, me }) => {
+      const m = await store.sendMessage(me, { channel: a.channel, body: a.body, to: a.to, replyTo: a.reply_to });
+      return { id: m.id, channel: m.channel, created_at: new Date(m.created_at).toISOString(), delivered_to: [...new Set(a.to ?? [])] };
+    }),
+  });
+
+  defineListTool<{ channel: string }>(
+    ctx,
+    {
+      name: 'message_history_read',
+      entryPoint: `${ENTRY}#message_history_read`,
+      description: "Read a channel's messages, newest first (bodies as previews; message_get reads one whole).",
+      args: { channel: channelArg },
+      limit: { ...TEAM_PAGE_LIMITS.history, overMax: 'refuse' },
+      row: {
+        paging: 'keyset (created_at, id) read limit+1; the page stops at a byte size the budget never cuts; has_more; signed next_cursor bound to store and channel',
+        per_item_budget: `body preview ≤ ${TEAM_READ_LIMITS.previewBytes} bytes with body_truncated`,
+        backend_query_bound: 'index (channel_id, created_at DESC, id DESC), LIMIT limit+1 from the cursor; no OFFSET, no count',
+        structured_content: 'the page object; the text block is its JSON',
+      },
+      outputSchema: { channel: z.string(), messages: z.array(messageItem), ...pageFields },
+      run: withTeam(session, async ({ channel, limit, cursor }, { store }) => {
+        const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('history', store.storeId, channel, cursor));
+        const page = await store.history(channel, after, limit);
+        const items = page.rows.map((m) => messageRow(m));
+        const n = fitItems(items, ctx.page);
+        const last = page.rows[n - 1];
+        const more = page.more || n < page.rows.length;
+        return {
+          channel,
+          messages: items.slice(0, n),
+          has_more: more,
+          ...(more && last !== undefined ? { next_cursor: cursors.encode('history', store.storeId, channel, { a: last.created_at, i: last.id }) } : {}),
+        };
+      }),
+    },
+    'message_search',
+  );
+
+  defineSearchTool<{ channel?: string }>(ctx, {
+    name: 'message_search',
+    entryPoint: `${ENTRY}#message_search`,
+    description: 'Find messages by words (all required), best match first (bm25), with a snippet around the match.',
+    args: { channel: channelArg.optional() },
+    query: { name: 'q', required: true, maxChars: TEAM_READ_LIMITS.maxQueryChars, description: 'Words to find (required); punctuation and operators are ignored.' },
+    limit: { ...TEAM_PAGE_LIMITS.messageSearch, overMax: 'refuse' },
+    row: {
+      paging: 'keyset (bm25 exact double, id) read limit+1 among ids ≤ the first page\'s snapshot; has_more; signed next_cursor bound to store, q and channel',
+      per_item_budget: `snippet ≤ ${TEAM_READ_LIMITS.snippetBytes} bytes; body preview ≤ ${TEAM_READ_LIMITS.previewBytes} bytes`,
+      backend_query_bound: 'FTS5 MATCH ranked by bm25 (every match of the terms is scored), LIMIT limit+1; snippet() and rows for the page only',
+      structured_content: 'the page object; the text block is its JSON',
+    },
+    outputSchema: { q: z.string(), matches: z.array(messageItem.extend({ score: z.number(), snippet: z.string() })), ...pageFields },
+    run: withTeam(session, async ({ query, channel, limit, cursor }, { store }) => {
+      const bind = [query, channel ?? null];
+      const pos = cursor === undefined ? undefined : cursors.decode('msearch', store.storeId, bind, cursor);
+      const snapshot = pos === undefined ? await store.lastMessageId() : num(pos, 'n');
+      const after = pos === undefined ? undefined : { score: num(pos, 'r'), id: num(pos, 'i') };
+      const page = await store.searchMessages(query, channel, snapshot, after, limit);
+      const items = page.rows.map((h) => ({ ...messageRow(h), score: h.score, snippet: preview(h.snippet, TEAM_READ_LIMITS.snippetBytes).text }));
+      const n = fitItems(items, ctx.page);
+      const last = page.rows[n - 1];
+      const more = page.more || n < page.rows.length;
+      return {
+        q: preview(query, 512).text,
+        matches: items.slice(0, n),
+        has_more: more,
+        ...(more && last !== undefined ? { next_cursor: cursors.encode('msearch', store.storeId, bind, { n: snapshot, r: last.score, i: last.id }) } : {}),
+      };
+    }),
+  });
+
+  defineDetailTool<{ id: number; offset?: number }>(ctx, {
+    name: 'message_get',
+    entryPoint: `${ENTRY}#message_get`,
+    description: 'Read one message whole: its body in windows (continue from body_next_offset while it is not null).',
+    args: {
+      id: z.number().int().positive().describe('Message id.'),
+      offset: z.number().int().min(0).optional().describe('Body offset (UTF-16 units) to start at (default 0).'),
+    },
+    row: {
+      paging: 'body window: offset, body_next_offset (null at the end)',
+      per_item_budget: `body window ≤ ${windowBytes} bytes as written (min of the page string bound and the page)`,
+      backend_query_bound: 'one row by primary key',
+      structured_content: 'the message object; the text block is its JSON',
+    },
+    outputSchema: { message: messageItem, body_offset: z.number(), body_next_offset: z.number().nullable() },
+    run: withTeam(session, async ({ id, offset }, { store }) => {
+      const m = await store.getMessage(id);
+      const w = textWindow(m.body, offset ?? 0, windowBytes);
+      return { message: { ...messageRow(m, Number.MAX_SAFE_INTEGER), body: w.text, body_truncated: w.next_offset !== null || w.offset > 0 }, body_offset: w.offset, body_next_offset: w.next_offset };
+    }),
+  });
+
+  defineListTool<{ peek?: boolean }>(
+    ctx,
+    {
+      name: 'inbox_read',
+      entryPoint: `${ENTRY}#inbox_read`,
+      description:
+        'Read your continuation inbox: messages sent to you, oldest first. Reading marks nothing; pass ack_cursor to inbox_ack once handled. With peek: true no ack_cursor is given.',
+      args: { peek: z.boolean().optional().describe('Look without getting an ack_cursor (default false).') },
+      limit: { ...TEAM_PAGE_LIMITS.inbox, overMax: 'refuse' },
+      cursor: false,
+      row: {
+        paging: 'the oldest undelivered limit+1 by message id; has_more; signed ack_cursor (through the last message shown) for inbox_ack; no cursor: acking moves the window',
+        per_item_budget: `body preview ≤ ${TEAM_READ_LIMITS.previewBytes} bytes with body_truncated`,
+        backend_query_bound: 'primary key (member_id, message_id), LIMIT limit+1; a read writes nothing',
+        structured_content: 'the page object; the text block is its JSON',
+      },
+      outputSchema: { messages: z.array(messageItem), has_more: z.boolean(), ack_cursor: z.string().optional() },
+      run: withTeam(session, async ({ peek, limit }, { store, me }) => {
+        const page = await store.readInbox(me, limit);
+        const items = page.rows.map((m) => messageRow(m));
+        const n = fitItems(items, ctx.page);
+        const last = page.rows[n - 1];
+        const out: { messages: typeof items; has_more: boolean; ack_cursor?: string } = { messages: items.slice(0, n), has_more: page.more || n < page.rows.length };
+        if (peek !== true && last !== undefined) out.ack_cursor = cursors.encode('inbox', store.storeId, me.id, { u: last.id });
+        return out;
+      }),
+    },
+    'message_search',
+  );
+
+  defineMutationTool<{ ack_cursor: string }>(ctx, {
+    name: 'inbox_ack',
+    entryPoint: `${ENTRY}#inbox_ack`,
+    description: 'Mark your inbox delivered through the ack_cursor an inbox_read gave; acking the same cursor again changes nothing.',
+    args: { ack_cursor: z.string().max(MAX_CURSOR_CHARS).describe('The ack_cursor of an inbox_read.') },
+    caps: { maxCursorChars: MAX_CURSOR_CHARS },
+    row: {
+      paging: 'none',
+      per_item_budget: 'receipt: how many were newly marked, through which id',
+      backend_query_bound: 'one transaction: delete the member\'s inbox rows ≤ the id (primary key range), raise its high-water mark',
+      structured_content: 'the receipt object; the text block is its JSON',
+    },
+    outputSchema: { acked: z.number(), through: z.number() },
+    run: withTeam(session, async ({ ack_cursor }, { store, me }) => {
+      const through = num(cursors.decode('inbox', store.storeId, me.id, ack_cursor), 'u');
+      return { acked: await store.ackInbox(me, through), through };
+    }),
+  });
+
+  registerTaskTools(ctx, session, cursors);
+}
