@@ -191,7 +191,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
     description: `Comment on a task (at most ${TEAM_INPUT_CAPS.maxCommentBytes} bytes; over it nothing is written).`,
     args: { id: taskIdArg, body: z.string().describe('Comment text.') },
     caps: { maxCommentBytes: TEAM_INPUT_CAPS.maxCommentBytes },
-    row: { ...mutationRow, per_item_budget: 'receipt: comment id, task key, time' },
+    row: { ...mutationRow, per_item_budget: 'receipt: comment id, task key, time', backend_query_bound: 'cap checked, task resolved by primary key, then one insert' },
     outputSchema: { id: z.number(), task_key: z.string(), created_at: z.string() },
     run: withTeam(session, async ({ id, body }, { store, me }) => {
       const c = await store.addComment(me, idOf(id), body);

@@ -32,12 +32,25 @@ function defaultMemberName(): string {
 export class TeamSession {
   readonly memberName: string;
   private readonly file: string;
+  /** Why the default file cannot be used (it is inside the root): told on the first team call. */
+  private readonly unusable: TeamError | undefined;
   private store: SqliteTeamStore | undefined;
 
-  /** Resolves the file (throws STORE_INSIDE_ROOT); opens nothing yet. */
+  /**
+   * Resolves the file; opens nothing yet. An explicit file inside the root throws
+   * STORE_INSIDE_ROOT here (a startup error); the default one inside the root (a root holding the
+   * user's state directory) fails the team calls only, so the workspace can still be served.
+   */
   constructor(realRoot: string, private readonly options: TeamSessionOptions = {}) {
     this.memberName = options.as ?? defaultMemberName();
-    this.file = resolveTeamDbPath(realRoot, options.dbPath, false);
+    let file = '';
+    try {
+      file = resolveTeamDbPath(realRoot, options.dbPath, false);
+    } catch (e) {
+      if (!(e instanceof TeamError) || options.dbPath !== undefined) throw e;
+      this.unusable = e;
+    }
+    this.file = file;
   }
 
   private label(): string {
@@ -46,7 +59,7 @@ export class TeamSession {
 
   /** Open the store now when its file exists, and check the calling member. Throws `TeamError`. */
   async startup(): Promise<void> {
-    if (!existsSync(this.file)) return;
+    if (this.unusable !== undefined || !existsSync(this.file)) return;
     try {
       await this.open();
     } catch (e) {
@@ -58,6 +71,7 @@ export class TeamSession {
 
   private async open(): Promise<SqliteTeamStore> {
     if (this.store !== undefined) return this.store;
+    if (this.unusable !== undefined) throw this.unusable;
     if (!existsSync(this.file)) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
     const store = SqliteTeamStore.open(this.file, this.label());
     try {

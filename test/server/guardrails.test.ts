@@ -27,6 +27,8 @@ import { QUERY_ARGS, type InventoryRow } from '../../src/server/tool-kinds.js';
 import { GIT_WRITE_LIMITS } from '../../src/git/git-writes.js';
 import { GIT_LIMITS } from '../../src/server/git-tools.js';
 import { WORKSPACE_LIMITS } from '../../src/server/workspace-tools.js';
+import { MAX_CURSOR_CHARS } from '../../src/fs/cursor.js';
+import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS } from '../../src/team/index.js';
 import { cleanEnv, cliPath, ensureBuilt, repoRoot } from '../helpers/cli.js';
 import { fillEmpty, tempTree } from '../helpers/fs-tree.js';
 import { RecordingTransport, callErr, callOk, connectClient, reportOf, serveTransport, type Connected, type ToolResult } from '../helpers/mcp-stdio.js';
@@ -45,6 +47,12 @@ const PAGED: Record<string, { args: Record<string, unknown>; items: string }> = 
   git_branches: { args: {}, items: 'refs' },
   git_tags: { args: {}, items: 'refs' },
   git_stashes: { args: {}, items: 'stashes' },
+  message_history_read: { args: { channel: 'general' }, items: 'messages' },
+  message_search: { args: { q: 'hello' }, items: 'matches' },
+  inbox_read: { args: {}, items: 'messages' },
+  list_tasks: { args: {}, items: 'tasks' },
+  search_tasks: { args: { q: 'hello' }, items: 'tasks' },
+  task_options: { args: { field: 'status' }, items: 'options' },
 };
 
 /** What a list tool refusing a query points to instead. */
@@ -56,9 +64,13 @@ const QUERY_HINT: Record<string, string> = {
   git_branches: 'the `match` argument',
   git_tags: 'the `match` argument',
   git_stashes: 'the `match` argument',
+  message_history_read: 'message_search',
+  inbox_read: 'message_search',
+  list_tasks: 'search_tasks',
 };
 
 let tree: ReturnType<typeof tempTree>;
+let teamDir: ReturnType<typeof tempTree>;
 let root: string;
 let conn: Connected;
 let inventory: { $comment: string; tools: InventoryRow[] };
@@ -71,6 +83,7 @@ function longName(i: number, len = 250): string {
 beforeAll(async () => {
   ensureBuilt();
   tree = tempTree('guardrails');
+  teamDir = tempTree('guardrails-team');
   root = tree.dir;
   // 300 entries with 250-byte names: a max page (200) of them is over the result budget
   mkdirSync(join(root, 'long'));
@@ -96,12 +109,16 @@ beforeAll(async () => {
   git('commit -qam second');
   for (let i = 0; i < 5; i++) git(`branch b${i}`);
   inventory = JSON.parse(readFileSync(INVENTORY_PATH, 'utf8')) as typeof inventory;
-  conn = await connectClient(serveTransport(root));
+  // The team store outside the root, with a channel and a task for the team tools.
+  conn = await connectClient(serveTransport(root, ['--team-db', join(teamDir.dir, 'team.db')]));
+  await conn.client.callTool({ name: 'message_send', arguments: { channel: 'general', body: 'hello team' } });
+  await conn.client.callTool({ name: 'task_create', arguments: { title: 'hello task' } });
 }, 120_000);
 
 afterAll(async () => {
   await conn?.close();
   tree?.remove();
+  teamDir?.remove();
 });
 
 describe('the tool inventory', () => {
@@ -139,17 +156,29 @@ describe('the tool inventory', () => {
       git_branches: GIT_LIMITS.refs,
       git_tags: GIT_LIMITS.refs,
       git_stashes: GIT_LIMITS.stashes,
+      message_history_read: TEAM_PAGE_LIMITS.history,
+      message_search: TEAM_PAGE_LIMITS.messageSearch,
+      inbox_read: TEAM_PAGE_LIMITS.inbox,
+      list_tasks: TEAM_PAGE_LIMITS.listTasks,
+      search_tasks: TEAM_PAGE_LIMITS.searchTasks,
+      task_options: TEAM_PAGE_LIMITS.options,
     };
     for (const row of inventory.tools) {
       const tool = byName.get(row.name)!;
       const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
       const required = tool.inputSchema.required ?? [];
       expect(row.result_budget, row.name).toBe(`withResultBudget, maxResultBytes ${MAX_RESULT}`);
-      const file = row.name.startsWith('git_') ? 'git-tools' : 'workspace-tools';
+      const file = row.name.startsWith('git_')
+        ? 'git-tools'
+        : /^(message_|inbox_)/.test(row.name)
+          ? 'team-tools'
+          : /^(task_|list_tasks|search_tasks)/.test(row.name)
+            ? 'team-task-tools'
+            : 'workspace-tools';
       expect(row.entry_point, row.name).toBe(`src/server/${file}.ts#${row.name}`);
       if (row.limit !== null) {
         expect(row.limit, row.name).toMatchObject(limits[row.name]!);
-        expect(Object.keys(props), row.name).toEqual(expect.arrayContaining(['limit', 'cursor']));
+        expect(Object.keys(props), row.name).toEqual(expect.arrayContaining(row.name === 'inbox_read' ? ['limit'] : ['limit', 'cursor']));
         expect(tool.description, row.name).toContain(`max ${row.limit.max}`);
       }
       switch (row.classification) {
@@ -157,11 +186,17 @@ describe('the tool inventory', () => {
           for (const q of QUERY_ARGS) expect(props[q]?.description, `${row.name}.${q}`).toContain(QUERY_HINT[row.name]!);
           break;
         case 'search/lookup':
-          expect(required, row.name).toContain('query');
+          // the team searches take `q`; task_options pages a field, and `q` is its member query mode
+          expect(required, row.name).toContain(row.name === 'task_options' ? 'field' : /task|message/.test(row.name) ? 'q' : 'query');
           break;
         case 'mutation':
           expect(tool.annotations?.readOnlyHint, row.name).toBe(false);
-          expect(row.input_caps, row.name).toEqual(row.name.startsWith('git_') ? { ...GIT_WRITE_LIMITS } : { ...SEED_LIMITS });
+          if (row.name.startsWith('git_') || row.name.startsWith('workspace_')) {
+            expect(row.input_caps, row.name).toEqual(row.name.startsWith('git_') ? { ...GIT_WRITE_LIMITS } : { ...SEED_LIMITS });
+          } else {
+            const known: Record<string, number> = { ...TEAM_INPUT_CAPS, maxCursorChars: MAX_CURSOR_CHARS };
+            for (const [cap, value] of Object.entries(row.input_caps ?? {})) expect(value, `${row.name}.${cap}`).toBe(known[cap]);
+          }
           break;
         default:
           expect(tool.annotations?.readOnlyHint, row.name).toBe(true);
@@ -209,7 +244,9 @@ describe('limits, queries and the search tool', () => {
 
   it('list tools reject q / query / search and point to the search tool', async () => {
     const lists = inventory.tools.filter((r) => r.classification === 'browse/list');
-    expect(lists.map((r) => r.name).sort()).toEqual(['git_branches', 'git_log', 'git_stashes', 'git_status', 'git_tags', 'workspace_list_dir', 'workspace_scan']);
+    expect(lists.map((r) => r.name).sort()).toEqual([
+      'git_branches', 'git_log', 'git_stashes', 'git_status', 'git_tags', 'inbox_read', 'list_tasks', 'message_history_read', 'workspace_list_dir', 'workspace_scan',
+    ]);
     for (const row of lists) {
       for (const q of QUERY_ARGS) {
         for (const value of ['*.md', '', 0, null, ['x']]) {
