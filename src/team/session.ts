@@ -47,7 +47,8 @@ export class TeamSession {
     try {
       file = resolveTeamDbPath(realRoot, options.dbPath, false);
     } catch (e) {
-      if (!(e instanceof TeamError) || options.dbPath !== undefined) throw e;
+      if (!(e instanceof TeamError)) throw e;
+      if (options.dbPath !== undefined) throw new TeamError(e.code, `${e.code}: ${e.message}`, e.data);
       this.unusable = e;
     }
     this.file = file;
