@@ -29,6 +29,8 @@ export interface Tx {
   textUsed: number;
   parentKept: number;
   candidates: number;
+  /** Whether the budget was spent when the block began (an earlier notice dropped gives it back). */
+  exhausted: boolean;
 }
 
 /** @internal A container being bounded. */
@@ -274,6 +276,7 @@ export abstract class BudgeterBase {
     this.report.rollback(tx.report);
     this.textUsed = tx.textUsed;
     this.candidates.length = tx.candidates;
+    this.exhausted = tx.exhausted;
     this.frames[parentAt]!.kept = tx.parentKept;
     this.str = undefined;
     this.openBlockAt = -1;
@@ -374,6 +377,7 @@ export abstract class BudgeterBase {
         textUsed: this.textUsed,
         parentKept,
         candidates: this.candidates.length,
+        exhausted: this.exhausted,
       };
     }
     return true;

@@ -12,7 +12,7 @@ import { base64Value, sdkIssues, trickyLimits, trickyResult } from '../helpers/a
 import { boundViolations, hasDuplicateKeys, isObject, utf8 } from '../helpers/spec.js';
 import { boundViaBytes, padDoc } from '../helpers/stream-gen.js';
 
-const RUN = { numRuns: 1000, interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) } as const;
+const RUN = { numRuns: Number(process.env.FC_RUNS ?? 1000), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) } as const;
 
 /** Every string in a value, with the key it sits under. */
 function strings(v: unknown, key = '', out: { key: string; s: string }[] = []): { key: string; s: string }[] {
@@ -65,7 +65,7 @@ describe('never a broken result (property)', () => {
         expect(again.json).toBe(streamed.json);
         expect(sdkIssues(JSON.parse(streamed.json))).toEqual([]);
       }),
-      { ...RUN, numRuns: 200 },
+      { ...RUN, numRuns: Math.ceil(RUN.numRuns / 5) },
     );
   });
 
@@ -86,7 +86,7 @@ describe('never a broken result (property)', () => {
           }
         }
       }),
-      { ...RUN, numRuns: 300 },
+      { ...RUN, numRuns: Math.ceil(RUN.numRuns / 3) },
     );
   });
 
