@@ -9,14 +9,16 @@ import type { ApplyMode } from './commands/apply.js';
 import { BudgetError } from './engine/errors.js';
 import { DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from './engine/limits.js';
 import { contradictions, resolveLimits } from './engine/options.js';
+import { LISTEN_USAGE, parseListenArgs } from './cli/listen-args.js';
 
 const USAGE = `Usage:
   mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
       Bound one CallToolResult or JSON-RPC response (file or stdin) and print the bounded JSON.
-  mcp-budget proxy [budget flags] [--max-request-bytes N] -- COMMAND [ARGS...]
-      Run a stdio MCP server and bound every tools/call result it returns.
-  mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [budget flags]
-      The workspace MCP server over stdio (default root: the current directory).
+  mcp-budget proxy [budget flags] [--max-request-bytes N] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]
+  mcp-budget proxy [budget flags] [--listen [HOST:]PORT ...] --upstream-url URL
+      Run a stdio MCP server (or reach a Streamable HTTP one) and bound every tools/call result it returns.
+  mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--listen [HOST:]PORT ...] [budget flags]
+      The workspace MCP server over stdio, or Streamable HTTP with --listen (default root: the current directory).
       --team-db: the team store (default: the user state directory, one file per root);
       --as: the calling member (default: the OS user; the first one on an empty store is owner).
   mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME
@@ -42,7 +44,9 @@ Budget flags (also read from MCP_BUDGET_* environment variables; flags win):
 Sizes take plain bytes or KiB/MiB/GiB suffixes.
 
 proxy: --max-request-bytes N caps one client message (default 4MiB).
-serve: MCP_BUDGET_CURSOR_KEY sets the cursor signing key (random per process otherwise).`;
+serve: MCP_BUDGET_CURSOR_KEY sets the cursor signing key (random per process otherwise).
+
+${LISTEN_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -95,10 +99,11 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'proxy': {
-      const sep = rest.indexOf('--');
-      const own = sep === -1 ? rest : rest.slice(0, sep);
-      const command = sep === -1 ? [] : rest.slice(sep + 1);
-      let maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+      const { args: http, rest: proxyRest } = parseListenArgs(rest, 'proxy');
+      const sep = proxyRest.indexOf('--');
+      const own = sep === -1 ? proxyRest : proxyRest.slice(0, sep);
+      const command = sep === -1 ? [] : proxyRest.slice(sep + 1);
+      let maxRequestBytes = http.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
       for (let i = 0; i < own.length; i++) {
         const a = own[i]!;
         if (a === '--max-request-bytes' || a.startsWith('--max-request-bytes=')) {
@@ -111,6 +116,14 @@ async function main(argv: string[]): Promise<number> {
         } else {
           throw new UsageError(`Unknown argument \`${a}\` for proxy (put the server command after --)`);
         }
+      }
+      if (http.upstreamUrl !== undefined && command.length > 0) throw new UsageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
+      if (http.upstreamUrl !== undefined || http.listen !== undefined) {
+        if (http.upstreamUrl === undefined && command.length === 0) throw new UsageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
+        const { runProxyHttp } = await import('./commands/proxy-http.js');
+        const listen = http.listen === undefined ? undefined : { ...http, listen: http.listen };
+        const upstream = command.length > 0 ? { command: command[0]!, args: command.slice(1) } : undefined;
+        return runProxyHttp({ limits: options, maxRequestBytes, command: upstream, upstreamUrl: http.upstreamUrl, listen, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
       }
       if (command.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
       const { runProxy } = await import('./transport/proxy.js');
@@ -127,14 +140,15 @@ async function main(argv: string[]): Promise<number> {
     case 'serve': {
       let root = process.cwd();
       const team: { dbPath?: string; as?: string } = {};
-      for (let i = 0; i < rest.length; i++) {
-        const a = rest[i]!;
+      const { args: http, rest: serveRest } = parseListenArgs(rest, 'serve');
+      for (let i = 0; i < serveRest.length; i++) {
+        const a = serveRest[i]!;
         if (a === '--root' || a.startsWith('--root=')) {
-          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : serveRest[++i];
           if (v === undefined || v === '') throw new UsageError('`--root` needs a directory');
           root = v;
         } else if (a === '--team-db' || a.startsWith('--team-db=') || a === '--as' || a.startsWith('--as=')) {
-          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : serveRest[++i];
           if (v === undefined || v === '') throw new UsageError(`\`${a.split('=')[0]}\` needs a value`);
           if (a.startsWith('--as')) team.as = v;
           else team.dbPath = v;
@@ -142,8 +156,16 @@ async function main(argv: string[]): Promise<number> {
           throw new UsageError(`Unknown argument \`${a}\` for serve`);
         }
       }
+      if (http.listen !== undefined) {
+        const { runServeHttp } = await import('./commands/serve-http.js');
+        return runServeHttp(root, options, team, { ...http, listen: http.listen }, process.stderr);
+      }
+      if (http.cursorKeyFile !== undefined) {
+        const { useCursorKey } = await import('./commands/serve-http.js');
+        await useCursorKey(http.cursorKeyFile);
+      }
       const { runServe } = await import('./commands/serve.js');
-      await runServe(root, options, { team });
+      await runServe(root, options, { team, ...(http.maxRequestBytes === undefined ? {} : { maxRequestBytes: http.maxRequestBytes }) });
       return 0;
     }
     case 'team': {

@@ -39,6 +39,8 @@ export interface ProxyOptions {
   stdout: Writable;
   stderr: Writable;
   env?: NodeJS.ProcessEnv;
+  /** Stop the server on this process's SIGINT, SIGTERM and SIGHUP (off when an embedder runs many proxies and stops them itself). @default true */
+  handleSignals?: boolean;
 }
 
 export { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, PASS_THROUGH_MAX_BYTES };
@@ -115,6 +117,7 @@ class Proxy {
       if (this.killTimer !== undefined) clearTimeout(this.killTimer);
       settle();
     });
+    if (o.handleSignals === false) return;
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       process.once(sig, () => this.stopServer(sig));
     }

@@ -1,0 +1,75 @@
+/**
+ * The proxy over HTTP:
+ * - `proxy --listen [HOST:]PORT -- COMMAND`: Streamable HTTP in front of a stdio server, one
+ *   server process per session, each behind the stdio proxy core (`runProxy`: the same framing,
+ *   matching and streamed budget as on stdio).
+ * - `proxy --upstream-url URL`: a remote Streamable HTTP server for a local stdio client; the
+ *   proxy is the upstream's client (the SDK's `StreamableHTTPClientTransport`) and every result it
+ *   relays leaves through `withResultBudget` (the same `ResponseBudget`).
+ * - `proxy --listen … --upstream-url URL`: the same for HTTP clients, one upstream connection per
+ *   session.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { BudgetOptions } from '../engine/limits.js';
+import type { McpHttpApp } from '../transport/http/http-server.js';
+import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
+import { BoundedStdioServerTransport } from '../transport/stdio-server.js';
+import { withResultBudget } from '../transport/with-result-budget.js';
+import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
+
+/** What {@link runProxyHttp} runs: an upstream command or URL, and where it listens (none: stdio). */
+export interface ProxyHttpOptions {
+  limits: BudgetOptions;
+  /** Caps a client message (HTTP body, or stdio line). */
+  maxRequestBytes: number;
+  /** The stdio server to spawn per session (with `listen`). */
+  command?: { command: string; args: string[] };
+  /** The remote Streamable HTTP server. */
+  upstreamUrl?: URL;
+  /** HTTP flags when `--listen` was given; stdio otherwise. */
+  listen?: ListeningArgs;
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+/** Run the proxy until its client goes (stdio) or SIGTERM/SIGINT (HTTP); resolves with the exit code. */
+export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
+  const name = 'mcp-budget proxy';
+  const warn = (text: string): void => void o.stderr.write(`${name}: ${text}\n`);
+  const upstream = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(o.upstreamUrl!);
+  if (o.listen === undefined) {
+    // stdio client ↔ remote server.
+    const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes }), o.limits);
+    const remote = upstream();
+    let closeBoth: () => Promise<void> = async () => undefined;
+    const closed = new Promise<void>((resolve) => {
+      const stop = (): void => void remote.terminateSession().catch(() => undefined).then(() => closeBoth());
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      void relayTransports(local, remote, warn, resolve).then((close) => (closeBoth = close), (e: unknown) => {
+        warn(`cannot reach the upstream ${o.upstreamUrl!.href}: ${(e as Error)?.message ?? String(e)}`);
+        resolve();
+      });
+    });
+    await closed;
+    return 0;
+  }
+  const options = await httpOptionsFrom({ ...o.listen, maxRequestBytes: o.maxRequestBytes }, name, o.stderr);
+  const app: McpHttpApp = {
+    async connect(transport) {
+      if (o.upstreamUrl !== undefined) {
+        const remote = upstream();
+        const close = await relayTransports(withResultBudget(transport, o.limits), remote, warn);
+        return async () => {
+          await remote.terminateSession().catch(() => undefined);
+          await close();
+        };
+      }
+      const { command, args } = o.command!;
+      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, stderr: o.stderr }, warn);
+    },
+  };
+  return runHttpListener(app, options);
+}

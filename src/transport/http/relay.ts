@@ -1,0 +1,121 @@
+/**
+ * Relays between a client-facing transport and an upstream one, for the proxy.
+ *
+ * - {@link relayTransports}: message for message between two SDK transports (a local server
+ *   transport, already wrapped with `withResultBudget`, and an upstream client transport such as
+ *   `StreamableHTTPClientTransport`). A request the upstream cannot take is answered with a
+ *   JSON-RPC error; either side closing closes the other.
+ * - {@link bridgeStdioProxy}: an SDK server transport in front of the stdio proxy core
+ *   (`runProxy`), through in-process streams, so every upstream line goes through the same framing,
+ *   matching and streamed budget as `mcp-budget proxy` on stdio.
+ */
+import { PassThrough, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { UPSTREAM_GONE } from '../jsonrpc-errors.js';
+import { runProxy, type ProxyOptions } from '../proxy.js';
+import { isRequestId } from '../request-ids.js';
+
+/** Connect `local` (client-facing) and `upstream`; resolves once both are started, with a function that closes both. */
+export async function relayTransports(
+  local: Transport,
+  upstream: Transport,
+  warn: (text: string) => void,
+  onClosed?: () => void,
+): Promise<() => Promise<void>> {
+  let closed = false;
+  const closeBoth = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await upstream.close().catch(() => undefined);
+    await local.close().catch(() => undefined);
+    onClosed?.();
+  };
+  local.onmessage = (message) => {
+    upstream.send(message).catch((e: unknown) => {
+      const m = message as { id?: unknown; method?: unknown };
+      const why = (e as Error)?.message ?? String(e);
+      if (typeof m.method === 'string' && isRequestId(m.id)) {
+        const answer = { jsonrpc: '2.0', id: m.id, error: { code: UPSTREAM_GONE, message: `The upstream MCP server could not take the request: ${why}` } };
+        void local.send(answer as JSONRPCMessage).catch(() => undefined);
+      } else {
+        warn(`could not forward a message upstream: ${why}`);
+      }
+    });
+  };
+  upstream.onmessage = (message) => {
+    const r = (message as { result?: { protocolVersion?: unknown; serverInfo?: unknown } }).result;
+    if (typeof r?.protocolVersion === 'string' && r.serverInfo !== undefined) {
+      // The initialize result: both sides speak this version from now on.
+      upstream.setProtocolVersion?.(r.protocolVersion);
+      local.setProtocolVersion?.(r.protocolVersion);
+    }
+    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${(e as Error)?.message ?? String(e)}`));
+  };
+  upstream.onerror = (e) => warn(`upstream: ${e.message}`);
+  local.onerror = (e) => warn(e.message);
+  upstream.onclose = () => void closeBoth();
+  local.onclose = () => void closeBoth();
+  await upstream.start();
+  await local.start();
+  return closeBoth;
+}
+
+/** Options of {@link bridgeStdioProxy}: the stdio proxy's, without its streams. */
+export type BridgedProxyOptions = Omit<ProxyOptions, 'stdin' | 'stdout' | 'handleSignals'>;
+
+/**
+ * Run the stdio proxy core (spawning the server) for one client-facing transport. Messages the
+ * transport receives are written to the proxy as lines; the bounded lines the proxy writes are
+ * sent back through the transport. Resolves with a function that ends the proxy (the server's
+ * stdin is closed, then SIGTERM and SIGKILL after the proxy's grace periods) and waits for it.
+ */
+export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOptions, warn: (text: string) => void): Promise<() => Promise<void>> {
+  const toProxy = new PassThrough();
+  let tail: Buffer[] = [];
+  const fromProxy = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+        const line = tail.length === 0 ? chunk.subarray(start, nl) : Buffer.concat([...tail, chunk.subarray(start, nl)]);
+        tail = [];
+        start = nl + 1;
+        deliver(line);
+      }
+      if (start < chunk.length) tail.push(chunk.subarray(start));
+      cb();
+    },
+  });
+  // Lines from the proxy are bounded (tools/call results) or small enough to pass through whole.
+  const deliver = (line: Buffer): void => {
+    if (line.length === 0) return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSON.parse(line.toString('utf8')) as JSONRPCMessage;
+    } catch {
+      warn('dropped a line from the proxy that is not JSON');
+      return;
+    }
+    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${(e as Error)?.message ?? String(e)}`));
+  };
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    toProxy.end();
+  };
+  local.onmessage = (message) => {
+    if (!ended) toProxy.write(JSON.stringify(message) + '\n');
+  };
+  local.onclose = end;
+  local.onerror = (e) => warn(e.message);
+  const finished = runProxy({ ...options, stdin: toProxy, stdout: fromProxy, handleSignals: false }).then(() => {
+    // The server went away: the session has nothing left to serve.
+    void local.close().catch(() => undefined);
+  });
+  await local.start();
+  return async () => {
+    end();
+    await finished;
+  };
+}
