@@ -54,6 +54,13 @@ export const FIXED_OVERRIDES: readonly ConfigOverride[] = [
   ['tag.forceSignAnnotated', 'false'],
   ['interactive.diffFilter', ''],
   ['imap.tunnel', ''],
+  // A nested repository (a submodule's work tree) is a repository the policy never read: git must
+  // not run a child `git status` inside it (its config, filters and gitfile are the attacker's).
+  ['diff.ignoreSubmodules', 'all'],
+  ['status.submoduleSummary', 'false'],
+  ['submodule.recurse', 'false'],
+  ['fetch.recurseSubmodules', 'false'],
+  ['push.recurseSubmodules', 'no'],
 ];
 
 /** Overrides in one call at most; beyond this the environment would grow without bound. */

@@ -45,7 +45,7 @@ export async function gitMergeStatus(git: GitRunner, limits: GitPageLimits = UNB
   const fixed = { ...out, in_progress: 'cherry-pick', conflicts_capped: true, conflict_paths_truncated: true };
   const fill = new PageFill<string>(itemRoom(limits, fixed), Math.min(MAX_CONFLICTS, limits.maxPageItems));
   const pathBytes = fieldBytes(limits, fill.room, [''], 1);
-  for await (const rec of git.records(['diff', '--name-only', '--diff-filter=U', '-z'])) {
+  for await (const rec of git.records(['diff', '--name-only', '--diff-filter=U', '--ignore-submodules=all', '-z'])) {
     if (rec === '') continue;
     const { value, cut } = cutField(rec, pathBytes, Infinity);
     if (!fill.offer(value)) {

@@ -74,13 +74,23 @@ async function checkNotLinked(gitDir: string, rel: string): Promise<void> {
   }
 }
 
+/** Largest `alternates` file read whole; a larger one is refused unread (git reads all of it). */
+const MAX_ALTERNATES_BYTES = 65536;
+
 /** `objects/info/alternates` makes git read objects from other directories: refused. */
 async function checkAlternates(gitDir: string): Promise<void> {
-  let text: string;
-  try {
-    text = (await readFile(join(gitDir, 'objects', 'info', 'alternates'))).subarray(0, 65536).toString('utf8');
-  } catch {
-    return;
+  const file = join(gitDir, 'objects', 'info', 'alternates');
+  const st = await lstat(file).catch(() => undefined);
+  if (st === undefined) return;
+  let text = '';
+  // A file too big to read whole cannot be shown harmless: refuse it like one that names a directory.
+  if (!st.isFile() || st.size > MAX_ALTERNATES_BYTES) text = 'refused';
+  else {
+    try {
+      text = (await readFile(file)).toString('utf8');
+    } catch {
+      text = 'refused'; // unreadable: fail closed
+    }
   }
   if (text.split('\n').some((l) => l.trim() !== '' && !l.startsWith('#'))) {
     throw unsafe(

@@ -105,6 +105,17 @@ const BREAKS: { name: string; code: string; build: (base: string) => Hostile }[]
       return { root, outside: [other] };
     },
   },
+  ...[1, 2200].map((padding) => ({
+    name: `objects/info/alternates names an outside directory after ${padding} comment lines (read whole or refused)`,
+    code: 'UNSAFE_REPOSITORY',
+    build: (base: string): Hostile => {
+      const other = initRepo(join(base, 'other'));
+      const root = initRepo(join(base, 'root'));
+      const pad = '#'.repeat(32).concat('\n').repeat(padding);
+      writeFileSync(join(root, '.git', 'objects', 'info', 'alternates'), `${pad}${join(other, '.git', 'objects')}\n`);
+      return { root, outside: [other] };
+    },
+  })),
   ...['config', 'refs/heads', 'objects', 'logs', 'HEAD', 'packed-refs', 'index', 'info'].map((entry) => ({
     name: `.git/${entry} is a symlink out of the root`,
     code: 'UNSAFE_REPOSITORY',
