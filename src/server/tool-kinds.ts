@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
 import type { PageBudget } from './page-budget.js';
+import { WorkLimiter } from './work-limiter.js';
 
 export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
 
@@ -38,6 +39,8 @@ export interface ToolContext {
   resultBudget: string;
   /** What one page may hold under the active limits (pages are sized to it at the source). */
   page: PageBudget;
+  /** Bounds the tool handlers running at once (created on first registration). */
+  work?: WorkLimiter;
 }
 
 type Shape = Record<string, z.ZodTypeAny>;
@@ -75,6 +78,8 @@ export function toolError(e: unknown): CallToolResult {
   let message: string;
   if (e instanceof WorkspaceError) {
     message = e.message;
+  } else if (e instanceof Error && e.name === 'AbortError') {
+    message = 'The call was cancelled'; // the client asked for it: nothing to log (no answer is sent)
   } else {
     // Not a failure we describe: its message may name host paths or descriptors, so the model
     // gets the error code only and the operator gets the whole error on stderr.
@@ -122,9 +127,10 @@ function register(
   outputSchema?: Shape,
 ): void {
   const config = outputSchema === undefined ? { description, inputSchema: shape, annotations } : { description, inputSchema: shape, annotations, outputSchema };
-  ctx.server.registerTool(name, config, async (args: Record<string, unknown>) => {
+  const work = (ctx.work ??= new WorkLimiter());
+  ctx.server.registerTool(name, config, async (args: Record<string, unknown>, extra: { signal?: AbortSignal }) => {
     try {
-      return await handler(args);
+      return await work.run(extra.signal, () => handler(args));
     } catch (e) {
       return toolError(e);
     }
