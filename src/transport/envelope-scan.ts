@@ -7,6 +7,10 @@
  *
  * Like `JSON.parse`, the last top-level `id` wins. The scan is lenient: it does not validate the
  * JSON, it only reads what a parser would read if the JSON were valid.
+ *
+ * Every top-level key is noted, wherever it comes: a line is classified by all of its keys
+ * (`classifyEnvelope`), never by the first one, since a response may carry `method` or `params`
+ * after (or before) a huge `result`.
  */
 import { newSkipState, SKIP_MORE, type SkipState } from '../engine/skip-scan.js';
 import { scanSkipBest } from '../engine/skip-scan-wasm.js';
@@ -31,7 +35,12 @@ export interface EnvelopeFacts {
   hasMethod: boolean;
   hasResult: boolean;
   hasError: boolean;
+  /** The scan met a stray closing bracket: not JSON, and nothing after it was read. */
+  broken: boolean;
 }
+
+/** Top-level members passed on by an emitting scan (a response's standard members). */
+const PASSED = new Set(['jsonrpc', 'result', 'error']);
 
 /** Longest raw key read at the top level: `"id"` with every character `\u`-escaped is 12 bytes. */
 const MAX_KEY_BYTES = 64;
@@ -62,9 +71,12 @@ function isSpace(c: number): boolean {
 }
 
 /**
- * Feed bytes with `push`; read `facts` when the line is over. With `emit`, `push` also passes the
- * bytes on with every top-level `id` value replaced by `0`, so that what follows (the budget) sees
- * an id of constant size whatever the peer sent; the real id is put back from `facts`.
+ * Feed bytes with `push`; read `facts` when the line is over. With `emit`, `push` also passes on
+ * the line as a response envelope: its first `jsonrpc`, `result` and `error` members and one `id`
+ * of `0`, re-keyed, and no other member. The budget that follows then sees an id of constant size
+ * whatever the peer sent (the real id is put back from `facts`), and never a member that would
+ * make it refuse a response (`method`, `params`) or that a response drops anyway (extra keys).
+ * Whether the line is a response at all is decided from `facts` once it has ended.
  */
 export class EnvelopeScanner {
   readonly facts: EnvelopeFacts = {
@@ -74,6 +86,7 @@ export class EnvelopeScanner {
     hasMethod: false,
     hasResult: false,
     hasError: false,
+    broken: false,
   };
   private at = At.Start;
   private escaped = false;
@@ -85,6 +98,11 @@ export class EnvelopeScanner {
   private idBytes: Buffer[] = [];
   private idLength = 0;
   private idOver = false;
+  /** The emitting scan: the current value is passed on, and how many members were. */
+  private passing = false;
+  private emitted = new Set<string>();
+  /** Bytes after the top level closed (or of a line that is not an object) are passed on raw. */
+  private tailRaw = false;
 
   /** @param maxIdBytes longest raw id held (longer ones are `too-long`). */
   constructor(private readonly maxIdBytes: number) {}
@@ -96,7 +114,13 @@ export class EnvelopeScanner {
 
   push(chunk: Buffer, emit?: (piece: Buffer) => void): void {
     this.chunk = chunk;
-    let passFrom = 0;
+    // Start of the range being passed on in this chunk (-1: none).
+    let from = this.passing || this.tailRaw ? 0 : -1;
+    const flush = (to: number): void => {
+      if (from >= 0 && to > from) emit!(chunk.subarray(from, to));
+      from = -1;
+    };
+    const put = (text: string): void => emit!(Buffer.from(text));
     let i = 0;
     const n = chunk.length;
     while (i < n && this.at !== At.Done) {
@@ -107,9 +131,12 @@ export class EnvelopeScanner {
           if (c === 0x7b) {
             this.facts.shape = 'object';
             this.at = At.Key;
+            if (emit !== undefined) put('{');
           } else {
             this.facts.shape = c === 0x5b ? 'array' : 'other';
             this.at = At.Done;
+            this.raw(emit, i, (at) => (from = at));
+            continue;
           }
           break;
         case At.Key:
@@ -118,7 +145,8 @@ export class EnvelopeScanner {
             this.key = [];
             this.keyTooLong = false;
           } else if (c === 0x7d) {
-            this.at = At.Done;
+            this.closeTop(emit, i, (at) => (from = at));
+            continue;
           }
           break;
         case At.InKey:
@@ -134,20 +162,22 @@ export class EnvelopeScanner {
         case At.Colon:
           if (c === 0x3a) {
             this.at = At.Value;
-            this.startValue(this.keyName());
+            const name = this.keyName();
+            this.startValue(name);
+            if (emit !== undefined) this.passing = this.openMember(name, put);
           }
           break;
         case At.Value:
           if (isSpace(c)) break;
           if (this.isId) {
-            if (emit !== undefined) {
-              if (i > passFrom) emit(chunk.subarray(passFrom, i));
-              emit(ZERO);
-            }
+            if (emit !== undefined && this.passing) put('0');
+            this.passing = false;
             this.idBytes = [];
             this.idLength = 0;
             this.idOver = false;
           }
+          // A passed value starts here (bytes before it, and an id's, are not passed).
+          from = this.passing ? i : -1;
           // A string or container is skipped from its first byte; a scalar is read here.
           if (c === QUOTE || c === 0x7b || c === 0x5b) {
             this.at = At.Skipping;
@@ -167,32 +197,58 @@ export class EnvelopeScanner {
           if (end < 0) {
             // A stray closing bracket: not JSON; nothing more can be read reliably.
             if (this.isId) this.facts.idState = 'invalid';
+            this.facts.broken = true;
             this.isId = false;
             this.at = At.Done;
             continue;
           }
           this.collect(i, end);
           i = end;
-          if (this.endValue()) passFrom = i;
+          this.endValue();
+          flush(i);
           continue;
         }
         case At.InScalar:
           if (endsScalar(c)) {
-            if (this.endValue()) passFrom = i;
+            this.endValue();
+            flush(i);
             continue; // the delimiter is read again after the value
           }
           this.collect(i, i + 1);
           break;
         case At.AfterValue:
           if (c === 0x2c) this.at = At.Key;
-          else if (c === 0x7d) this.at = At.Done;
+          else if (c === 0x7d) {
+            this.closeTop(emit, i, (at) => (from = at));
+            continue;
+          }
           break;
       }
       i++;
     }
-    // Bytes of an id still being read are withheld; everything else is passed on.
-    if (emit !== undefined && !(this.isId && this.inValue()) && n > passFrom) emit(chunk.subarray(passFrom, n));
+    if (emit !== undefined) flush(n);
     this.chunk = EMPTY;
+  }
+
+  /** The top level closed at `i`: the brace and whatever follows pass on raw. */
+  private closeTop(emit: ((piece: Buffer) => void) | undefined, i: number, setFrom: (at: number) => void): void {
+    this.at = At.Done;
+    this.raw(emit, i, setFrom);
+  }
+
+  /** From `i` on, bytes pass on as they are (the budget then judges them). */
+  private raw(emit: ((piece: Buffer) => void) | undefined, i: number, setFrom: (at: number) => void): void {
+    if (emit === undefined) return;
+    this.tailRaw = true;
+    setFrom(i);
+  }
+
+  /** An emitting scan starts a member: write its key if it is passed on, and say so. */
+  private openMember(name: string | undefined, put: (text: string) => void): boolean {
+    if (name === undefined || (name !== 'id' && !PASSED.has(name)) || this.emitted.has(name)) return false;
+    put(`${this.emitted.size > 0 ? ',' : ''}${JSON.stringify(name)}:`);
+    this.emitted.add(name);
+    return true;
   }
 
   /** The line is over: an id still being read (a number at the very end) is complete. */
@@ -239,13 +295,12 @@ export class EnvelopeScanner {
     this.idBytes.push(Buffer.from(this.chunk.subarray(from, to)));
   }
 
-  /** A value has just ended; true when it was an id (its bytes were withheld up to here). */
-  private endValue(): boolean {
-    const wasId = this.isId;
-    if (wasId) this.finishId();
+  /** A value has just ended. */
+  private endValue(): void {
+    if (this.isId) this.finishId();
     this.isId = false;
+    this.passing = false;
     this.at = At.AfterValue;
-    return wasId;
   }
 
   private finishId(): void {
@@ -272,4 +327,3 @@ export class EnvelopeScanner {
 }
 
 const EMPTY = Buffer.alloc(0);
-const ZERO = Buffer.from('0');

@@ -1,15 +1,19 @@
 /**
  * One server line too long for the proxy's fast path, streamed through the byte budget as it
- * arrives. The envelope's top-level `id` is read by the envelope scanner and replaced by `0` on
- * the way into the budget, so that bounding never depends on the id's length (the budget refuses
- * envelope fields over 1 KiB, which would leave the request unanswered); the real id is put back
- * when the bounded response is written. A request or notification from the server is held whole
- * while it stays small enough to pass on.
+ * arrives. The envelope scanner reads every top-level key and passes the budget only a response's
+ * members, with the top-level `id` replaced by `0`, so that bounding never depends on the id's
+ * length (the budget refuses envelope fields over 1 KiB, which would leave the request
+ * unanswered); the real id is put back when the bounded response is written.
+ *
+ * What the line is gets decided only when its top level has ended, from all of its keys: a
+ * `method` or `params` may come after a huge `result`, or before it. The raw bytes are held, up to
+ * {@link PASS_THROUGH_MAX_BYTES}, only while the line may still be a request or notification (no
+ * `result` or `error` seen yet): a line with either is never passed on raw, whatever else it holds.
  */
 import { ByteBudget } from '../engine/byte-source.js';
-import { BudgetError } from '../engine/errors.js';
 import type { ResolvedLimits } from '../engine/options.js';
 import { EnvelopeScanner, type EnvelopeFacts } from './envelope-scan.js';
+import { classifyEnvelope } from './jsonrpc-errors.js';
 
 /** A server request or notification longer than the fast path is held and passed up to this size. */
 export const PASS_THROUGH_MAX_BYTES = 8 * 1024 * 1024;
@@ -20,18 +24,19 @@ export type LongLineOutcome =
   | { kind: 'message'; bytes: Buffer[] }
   /** A request or notification too large to pass on. */
   | { kind: 'message-too-large'; facts: EnvelopeFacts }
-  /** Not valid JSON-RPC (or the budget refused it). */
-  | { kind: 'invalid'; why: string }
-  /** A response, bounded; its `id` is the placeholder `0` and `facts` holds the real one. */
+  /**
+   * Not a valid JSON-RPC message, or a response the budget could not read; `facts` says whether
+   * its id names a request (which must then be answered with an error).
+   */
+  | { kind: 'invalid'; why: string; facts: EnvelopeFacts }
+  /** A response, bounded, with only its standard members; its `id` is the placeholder `0` and `facts` holds the real one. */
   | { kind: 'response'; message: Record<string, unknown>; facts: EnvelopeFacts };
 
 export class LongServerLine {
   private readonly budget: ByteBudget;
   private readonly scanner: EnvelopeScanner;
   private failed: string | undefined;
-  /** The line is a request or notification, not a response. */
-  private isMessage = false;
-  /** Raw bytes held while the line may still need passing on whole. */
+  /** Raw bytes held while the line may still be a request or notification to pass on whole. */
   private held: Buffer[] | undefined = [];
   private heldBytes = 0;
   private readonly feed = (piece: Buffer): void => {
@@ -40,7 +45,6 @@ export class LongServerLine {
       this.budget.write(piece);
     } catch (e) {
       this.failed = (e as Error).message;
-      this.isMessage = e instanceof BudgetError && e.data?.message === 'request';
     }
   };
 
@@ -48,10 +52,7 @@ export class LongServerLine {
    * @param limits the budget in force
    * @param maxIdBytes longest top-level id read (a longer one cannot be matched and is dropped)
    */
-  constructor(
-    private readonly limits: ResolvedLimits,
-    maxIdBytes: number,
-  ) {
+  constructor(limits: ResolvedLimits, maxIdBytes: number) {
     this.budget = new ByteBudget(limits, 'envelope');
     this.scanner = new EnvelopeScanner(maxIdBytes);
   }
@@ -66,22 +67,32 @@ export class LongServerLine {
       }
     }
     this.scanner.push(bytes, this.feed);
-    if (this.failed === undefined && this.held !== undefined && this.heldBytes > this.limits.maxResultBytes * 2) {
-      this.held = undefined; // a response: the budget streams it, nothing needs holding
-    }
+    // A `result` or `error` makes the line a response or invalid: it will never pass on raw.
+    const f = this.scanner.facts;
+    if (this.held !== undefined && (f.hasResult || f.hasError)) this.held = undefined;
   }
 
   end(): LongLineOutcome {
     const facts = this.scanner.end();
-    if (this.isMessage || facts.hasMethod) {
+    const kind = classifyEnvelope(facts);
+    if (kind === 'request' || kind === 'notification') {
       return this.held !== undefined ? { kind: 'message', bytes: this.held } : { kind: 'message-too-large', facts };
     }
-    if (this.failed !== undefined) return { kind: 'invalid', why: this.failed };
+    if (kind === 'invalid') return { kind: 'invalid', why: invalidWhy(facts), facts };
+    if (this.failed !== undefined) return { kind: 'invalid', why: this.failed, facts };
     try {
       const message = JSON.parse(this.budget.end().json) as Record<string, unknown>;
       return { kind: 'response', message, facts };
     } catch (e) {
-      return { kind: 'invalid', why: (e as Error).message };
+      return { kind: 'invalid', why: (e as Error).message, facts };
     }
   }
+}
+
+/** Why a scanned line is not a valid message (see `classifyKeys`). */
+function invalidWhy(f: EnvelopeFacts): string {
+  if (f.shape !== 'object' || f.broken) return 'not a JSON object';
+  if (f.hasMethod) return 'it has a method as well as a result or error';
+  if (f.hasResult && f.hasError) return 'it has both a result and an error';
+  return 'it has neither a result nor an error';
 }

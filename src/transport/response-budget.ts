@@ -12,6 +12,7 @@ import { fitsWithinBudget } from '../engine/fits.js';
 import type { BudgetOptions } from '../engine/limits.js';
 import { resolveLimits, type ResolvedLimits } from '../engine/options.js';
 import type { BudgetReport } from '../engine/report.js';
+import { classifyMessage, errorMessage, INTERNAL_ERROR } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
 
@@ -22,6 +23,46 @@ export type TruncationListener = (info: { id: RequestId; tool: string | undefine
 export const BOUNDED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tasks/result']);
 
 type Json = Record<string, unknown>;
+
+/** What to do with one message from the server (see {@link ResponseBudget.route}). */
+export type Routing =
+  /** Send this (the very object given when nothing changed). */
+  | { action: 'send'; message: unknown }
+  /** Send nothing: a response that answers nothing pending, or an invalid message naming no pending request. */
+  | { action: 'drop'; reason: 'unmatched' | 'invalid'; id: unknown; why?: string }
+  /** An invalid answer to pending request `id`: send `message`, an error, in its place. */
+  | { action: 'refuse'; id: RequestId; message: Json; why: string };
+
+/** The members a response may carry; any other top-level key is dropped like a non-standard field. */
+const RESPONSE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'result', 'error']);
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A response with only its standard members (the same object when it has no other). */
+function responseOnly(m: Json): Json {
+  const keys = Object.keys(m);
+  if (keys.every((k) => RESPONSE_KEYS.has(k))) return m;
+  const out: Json = {};
+  for (const k of keys) if (RESPONSE_KEYS.has(k)) out[k] = m[k];
+  return out;
+}
+
+/** Why a message is not a valid request, notification or response. */
+export function invalidWhy(m: unknown): string {
+  if (!isObject(m)) return 'not a JSON object';
+  const answers = 'result' in m || 'error' in m;
+  if ('method' in m && answers) return 'it has a method as well as a result or error';
+  if ('result' in m && 'error' in m) return 'it has both a result and an error';
+  return 'it has neither a result nor an error';
+}
+
+/** The error that answers pending request `id` in place of an invalid response. */
+function refusal(id: RequestId, why: string): Routing {
+  const text = `The MCP server's answer to this request is not a valid JSON-RPC response (${why}), so it was withheld.`;
+  return { action: 'refuse', id, why, message: errorMessage(id, INTERNAL_ERROR, text) };
+}
 
 /** A `tools/list` result (`{ tools: [...] }`) or its `tools` array: what each tool declared. */
 export type ToolCatalogInput = { tools: readonly unknown[] } | readonly unknown[];
@@ -76,16 +117,49 @@ export class ResponseBudget {
   }
 
   /**
-   * The message to send in place of `message` (a message from the server). Returns the same
-   * object when nothing changes, so callers can pass the original bytes on. A response that
-   * answers nothing pending is returned as it is: callers decide (the proxy drops it).
+   * What to do with one message from the server, classified by all of its top-level keys
+   * (`classifyMessage`). Requests and notifications are sent as they are. A response that answers
+   * a pending request is sent with only its standard members (`jsonrpc`, `id`, `result`, `error`),
+   * bounded when it answers a tool call; the same object comes back when nothing changed, so
+   * callers can pass the original bytes on. A response that answers nothing pending is dropped,
+   * except an error naming no request (`id` null or missing), which is bounded and sent. An
+   * invalid message (both a request and a response, both `result` and `error`, neither, or a
+   * response the budget cannot read) never passes: the pending request its id names is answered
+   * with an error instead, so no result goes out unbounded and no request is left waiting.
    */
-  outbound(message: unknown): unknown {
-    const m = message as Json | null;
-    if (m === null || typeof m !== 'object' || 'method' in m) return message;
+  route(message: unknown): Routing {
+    const kind = classifyMessage(message);
+    if (kind === 'request' || kind === 'notification') return { action: 'send', message };
+    const m = message as Json;
+    if (kind === 'invalid') return this.refuse(isObject(m) ? m.id : undefined, invalidWhy(m));
     const key = this.answers(m.id);
-    const request = key === undefined ? undefined : this.pending.take(key);
-    return request === undefined ? message : this.rewrite(m, request);
+    if (key === undefined) {
+      if ((m.id === null || m.id === undefined) && !('result' in m)) {
+        try {
+          return { action: 'send', message: this.boundError(responseOnly(m)) };
+        } catch (e) {
+          return { action: 'drop', reason: 'invalid', id: m.id, why: (e as Error).message };
+        }
+      }
+      return { action: 'drop', reason: 'unmatched', id: m.id };
+    }
+    const request = this.pending.take(key)!;
+    try {
+      return { action: 'send', message: this.rewrite(responseOnly(m), request) };
+    } catch (e) {
+      return refusal(key, (e as Error).message);
+    }
+  }
+
+  /**
+   * An invalid message that may name a pending request: that request is answered with an error
+   * (and forgotten); with no pending request it is dropped.
+   */
+  refuse(id: unknown, why: string): Routing {
+    const key = this.answers(id);
+    if (key === undefined) return { action: 'drop', reason: 'invalid', id, why };
+    this.pending.take(key);
+    return refusal(key, why);
   }
 
   /** A JSON-RPC error that answers no request (its id is `null` or missing): bounded as an error. */

@@ -1,9 +1,12 @@
 /**
- * The proxy's server→client direction, message by message: each response is matched to a
- * pending client request the way the client could match it, bounded when it answers a
- * `tools/call`, and dropped with a warning when it answers nothing pending (a duplicate, a late
- * answer to a cancelled request, an unsolicited one), since a lenient client could take it
- * unbounded. Lines that fit and answer a pending request pass byte for byte.
+ * The proxy's server→client direction, message by message: each message is classified by all of
+ * its top-level keys (`classifyKeys`); each response is matched to a pending client request the
+ * way the client could match it, bounded when it answers a `tools/call`, and dropped with a
+ * warning when it answers nothing pending (a duplicate, a late answer to a cancelled request, an
+ * unsolicited one), since a lenient client could take it unbounded. An invalid message (both a
+ * request and a response, both `result` and `error`) never passes: a pending request its id
+ * names is answered with an error instead. Lines that fit and answer a pending request pass
+ * byte for byte.
  */
 import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { PASS_THROUGH_MAX_BYTES, type LongServerLine } from './long-response.js';
@@ -48,12 +51,14 @@ export class ServerOutput {
 
   /** What to send for one message from the server (undefined: drop it). */
   private route(message: unknown): unknown {
-    const m = message as Record<string, unknown> | null;
-    if (m === null || typeof m !== 'object' || 'method' in m) return message;
-    if (this.o.budget.answers(m.id) !== undefined) return this.o.budget.outbound(m);
-    // An error that names no request (a parse error's `id: null`) answers nothing: bounded, passed.
-    if ((m.id === null || m.id === undefined) && 'error' in m && !('result' in m)) return this.o.budget.boundError(m);
-    this.dropUnmatched(m.id);
+    const r = this.o.budget.route(message);
+    if (r.action === 'send') return r.message;
+    if (r.action === 'refuse') {
+      this.refused(r.id, r.why);
+      return r.message;
+    }
+    if (r.reason === 'unmatched') this.dropUnmatched(r.id);
+    else this.dropInvalid(r.id, r.why ?? 'invalid');
     return undefined;
   }
 
@@ -61,6 +66,17 @@ export class ServerOutput {
     const size = bytes === undefined ? '' : ` of ${bytes} bytes`;
     const what = id === undefined ? 'without an id' : `to request ${idText(id)}`;
     this.o.warn(`dropped a response${size} ${what}: no pending request has that id (a duplicate, a late answer to a cancelled request, or unsolicited)`);
+  }
+
+  private refused(id: unknown, why: string, bytes?: number): void {
+    const size = bytes === undefined ? '' : `${bytes}-byte `;
+    this.o.warn(`answered request ${idText(id)} with an error: the MCP server's ${size}answer is not a valid JSON-RPC response (${why})`);
+  }
+
+  private dropInvalid(id: unknown, why: string, bytes?: number): void {
+    const size = bytes === undefined ? '' : ` of ${bytes} bytes`;
+    const what = id === undefined ? '' : ` with id ${idText(id)}`;
+    this.o.warn(`dropped a message${size}${what} from the MCP server that is not valid JSON-RPC (${why}); it answers no pending request`);
   }
 
   /** One line from the server that streamed through the budget. */
@@ -80,7 +96,15 @@ export class ServerOutput {
       return;
     }
     if (outcome.kind === 'invalid') {
-      if (!this.o.quiet()) this.o.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${outcome.why}`);
+      const { idState, id } = outcome.facts;
+      const r = idState === 'value' ? this.o.budget.refuse(id, outcome.why) : undefined;
+      if (r?.action === 'refuse') {
+        // Its id names a pending request: answered with an error, never left waiting.
+        this.refused(r.id, outcome.why, total);
+        this.o.toClient(JSON.stringify(r.message) + '\n');
+      } else if (!this.o.quiet()) {
+        this.o.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${outcome.why}`);
+      }
       return;
     }
     const { message, facts } = outcome;

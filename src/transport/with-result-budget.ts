@@ -13,7 +13,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { BudgetOptions } from '../engine/limits.js';
-import { isRequestId } from './request-ids.js';
 import { ResponseBudget, type ToolCatalogInput, type TruncationListener } from './response-budget.js';
 
 /** Options of {@link withResultBudget}: budget limits, an observer, and the tool catalog. */
@@ -85,19 +84,19 @@ class ResultBudgetTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const m = message as { id?: unknown; method?: unknown };
-    if (m.method !== undefined || !('result' in m || 'error' in m)) return this.inner.send(message, options);
-    if (this.budget.answers(m.id) !== undefined) {
-      return this.inner.send(this.budget.outbound(message) as JSONRPCMessage, options);
+    // Classified by all its top-level keys, as the proxy does: a message that is both a request
+    // and a response, or holds both `result` and `error`, never leaves unbounded.
+    const r = this.budget.route(message);
+    if (r.action === 'send') return this.inner.send(r.message as JSONRPCMessage, options);
+    if (r.action === 'refuse') {
+      this.onerror?.(new Error(`mcp-result-budget: replaced an invalid response to request ${JSON.stringify(r.id)} with an error: ${r.why}`));
+      return this.inner.send(r.message as JSONRPCMessage, options);
     }
-    if (isRequestId(m.id)) {
-      // Nothing pending has that id (a duplicate, an answer to a cancelled request): a lenient
-      // client could still take it, unbounded, so it is not sent.
-      this.onerror?.(new Error(`mcp-result-budget: dropped a response to request ${JSON.stringify(m.id)}: no pending request has that id`));
-      return Promise.resolve();
-    }
-    // An error that names no request (`id` null or missing) answers nothing: bounded, sent.
-    return this.inner.send(this.budget.boundError(message as Record<string, unknown>) as JSONRPCMessage, options);
+    // A response that answers nothing pending (a duplicate, an answer to a cancelled request)
+    // could still be taken, unbounded, by a lenient client, so it is not sent.
+    const what = r.reason === 'unmatched' ? 'no pending request has that id' : `it is not a valid JSON-RPC message (${r.why ?? 'invalid'})`;
+    this.onerror?.(new Error(`mcp-result-budget: dropped a response to request ${JSON.stringify(r.id)}: ${what}`));
+    return Promise.resolve();
   }
 }
 
