@@ -120,8 +120,8 @@ const keysetIds = (await store.history('general', deepMsg, PAGE)).rows.map((m) =
 assert(JSON.stringify(keysetIds) === JSON.stringify((offsetHistory.all(general, PAGE, DEPTH_MESSAGES) as { id: number }[]).map((r) => r.id)), 'history keyset = OFFSET');
 const taskIds = (await store.listTasks({}, deepTask, PAGE)).rows.map((t) => t.id);
 assert(JSON.stringify(taskIds) === JSON.stringify((offsetTasks.all(PAGE, DEPTH_TASKS) as { id: number }[]).map((r) => r.id)), 'tasks keyset = OFFSET');
-assert((await store.searchMessages('quokka', undefined, snap, undefined, PAGE)).rows.length === 10, 'rare word: 10 matches');
-assert((await store.searchMessages('status', undefined, snap, undefined, PAGE)).more, 'common word: more than a page');
+assert((await store.searchMessages('quokka', undefined, { hi: snap }, PAGE)).rows.length === 10, 'rare word: 10 matches');
+assert((await store.searchMessages('status', undefined, { hi: snap }, PAGE)).more, 'common word: more than a page');
 
 const bench = new Bench({ time: 1000, warmupTime: 200, iterations: 10, throws: true });
 bench
@@ -131,8 +131,8 @@ bench
   .add('list_tasks: first page', () => void store.tasks.list({}, undefined, PAGE))
   .add('list_tasks: depth 50k, keyset cursor', () => void store.tasks.list({}, deepTask, PAGE))
   .add('list_tasks: depth 50k, OFFSET (baseline)', () => void offsetTasks.all(PAGE + 1, DEPTH_TASKS))
-  .add('message_search: rare word (10 matches)', () => void store.messages.search('quokka', undefined, snap, undefined, PAGE))
-  .add('message_search: common word (100k matches)', () => void store.messages.search('status', undefined, snap, undefined, PAGE));
+  .add('message_search: rare word (10 matches)', () => void store.messages.search('quokka', undefined, { hi: snap }, PAGE))
+  .add('message_search: common word (100k matches)', () => void store.messages.search('status', undefined, { hi: snap }, PAGE));
 await bench.run();
 const r = rows(bench);
 const med = (k: string): number => r.get(k)!.median;

@@ -105,6 +105,14 @@ export function fitItems(items: readonly object[], page: PageBudget, reservedByt
   return items.length;
 }
 
+/**
+ * Bytes a search page's own fields may take beyond the page overhead: the echoed query and the
+ * cursor that carries it (base64 of its JSON, 4/3 of it, plus the signature).
+ */
+export function echoBytes(query: string): number {
+  return 3 * Buffer.byteLength(JSON.stringify(query)) + 128;
+}
+
 /** Signed cursors of the team tools: bound to the store (its id) and to the query that made them. */
 export class TeamCursors {
   constructor(private readonly codec: CursorCodec) {}

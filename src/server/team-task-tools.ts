@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/errors.js';
 import { TASK_PRIORITIES, TASK_STATUSES, TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, taskIdOf, visibleRoles, type Member, type TeamSession, type TeamStore } from '../team/index.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, commentRow, fitItems, num, pageFields, preview, taskItem, taskRow, textWindow, withTeam } from './team-shapes.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, echoBytes, commentRow, fitItems, num, pageFields, preview, taskItem, taskRow, textWindow, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-task-tools.ts';
@@ -106,7 +106,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
       const after = pos === undefined || pos.r === null ? undefined : { score: num(pos, 'r'), id: num(pos, 'i') };
       const page = await store.searchTasks(query, status, snapshot, after, pos === undefined, limit);
       const items = page.rows.map((h) => ({ ...taskRow(h), score: h.score, snippet: preview(h.snippet, TEAM_READ_LIMITS.snippetBytes).text }));
-      const n = fitItems(items, ctx.page);
+      const n = fitItems(items, ctx.page, echoBytes(query));
       const last = page.rows[n - 1];
       const more = page.more || n < page.rows.length;
       return {

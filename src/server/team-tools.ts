@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { MAX_CURSOR_CHARS, type CursorCodec } from '../fs/cursor.js';
 import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, type TeamSession } from '../team/index.js';
 import { registerTaskTools } from './team-task-tools.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, fitItems, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-tools.ts';
@@ -79,32 +79,33 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
   defineSearchTool<{ channel?: string }>(ctx, {
     name: 'message_search',
     entryPoint: `${ENTRY}#message_search`,
-    description: 'Find messages by words (all required), best match first (bm25), with a snippet around the match.',
+    description: `Find messages by words (all required), best match first (bm25), with a snippet around the match. When more than ${TEAM_READ_LIMITS.searchWindowMatches} messages match, they are ranked in windows of the ${TEAM_READ_LIMITS.searchWindowMatches} newest, newest window first (windowed: true).`,
     args: { channel: channelArg.optional() },
     query: { name: 'q', required: true, maxChars: TEAM_READ_LIMITS.maxQueryChars, description: 'Words to find (required); punctuation and operators are ignored.' },
     limit: { ...TEAM_PAGE_LIMITS.messageSearch, overMax: 'refuse' },
     row: {
-      paging: 'keyset (bm25 exact double, id) read limit+1 among ids ≤ the first page\'s snapshot; has_more; signed next_cursor bound to store, q and channel',
+      paging: `keyset (window, bm25 exact double, id) read limit+1 among ids ≤ the first page's snapshot; windows of the ${TEAM_READ_LIMITS.searchWindowMatches} newest matches, newest first; a page stops at a window's end or a byte size the budget never cuts; has_more; signed next_cursor bound to store, q and channel`,
       per_item_budget: `snippet ≤ ${TEAM_READ_LIMITS.snippetBytes} bytes; body preview ≤ ${TEAM_READ_LIMITS.previewBytes} bytes`,
-      backend_query_bound: 'FTS5 MATCH ranked by bm25 (every match of the terms is scored), LIMIT limit+1; snippet() and rows for the page only',
+      backend_query_bound: `FTS5 MATCH: the window's low id by rowid order (OFFSET ${TEAM_READ_LIMITS.searchWindowMatches} in the doclist, no scoring), bm25 over at most ${TEAM_READ_LIMITS.searchWindowMatches} rows, LIMIT limit+1; at most ${TEAM_READ_LIMITS.searchWindowsPerCall} windows per call; snippet() and rows for the page only`,
       structured_content: 'the page object; the text block is its JSON',
     },
-    outputSchema: { q: z.string(), matches: z.array(messageItem.extend({ score: z.number(), snippet: z.string() })), ...pageFields },
+    outputSchema: { q: z.string(), matches: z.array(messageItem.extend({ score: z.number(), snippet: z.string() })), windowed: z.boolean(), ...pageFields },
     run: withTeam(session, async ({ query, channel, limit, cursor }, { store }) => {
       const bind = [query, channel ?? null];
       const pos = cursor === undefined ? undefined : cursors.decode('msearch', store.storeId, bind, cursor);
-      const snapshot = pos === undefined ? await store.lastMessageId() : num(pos, 'n');
-      const after = pos === undefined ? undefined : { score: num(pos, 'r'), id: num(pos, 'i') };
-      const page = await store.searchMessages(query, channel, snapshot, after, limit);
+      const from = pos === undefined ? { hi: await store.lastMessageId() } : { hi: num(pos, 'h'), ...(pos.r === undefined ? {} : { after: { score: num(pos, 'r'), id: num(pos, 'i') } }) };
+      const page = await store.searchMessages(query, channel, from, limit);
       const items = page.rows.map((h) => ({ ...messageRow(h), score: h.score, snippet: preview(h.snippet, TEAM_READ_LIMITS.snippetBytes).text }));
-      const n = fitItems(items, ctx.page);
+      const n = fitItems(items, ctx.page, echoBytes(query));
       const last = page.rows[n - 1];
-      const more = page.more || n < page.rows.length;
+      // Cut for bytes: go on after the last row kept, in the same window.
+      const next = n < page.rows.length && last !== undefined ? { hi: page.hi, after: { score: last.score, id: last.id } } : page.next;
       return {
         q: preview(query, 512).text,
         matches: items.slice(0, n),
-        has_more: more,
-        ...(more && last !== undefined ? { next_cursor: cursors.encode('msearch', store.storeId, bind, { n: snapshot, r: last.score, i: last.id }) } : {}),
+        windowed: page.windowed || pos?.w === true,
+        has_more: next !== undefined,
+        ...(next === undefined ? {} : { next_cursor: cursors.encode('msearch', store.storeId, bind, { h: next.hi, w: page.windowed || pos?.w === true, ...(next.after === undefined ? {} : { r: next.after.score, i: next.after.id }) }) }),
       };
     }),
   });

@@ -60,6 +60,14 @@ export const TEAM_READ_LIMITS = Object.freeze({
   snippetTokens: 12,
   /** Escaped UTF-8 bytes a snippet may take in a page (cut after `snippet()`). */
   snippetBytes: 240,
+  /**
+   * Matches ranked together by a message search: bm25 scores every row it ranks, so a word in
+   * 100,000 messages cost 40-50 ms to rank whole at 1M messages; ranked in windows of the newest
+   * 10,000 matches it costs about 10 ms (bench/team.bench.ts).
+   */
+  searchWindowMatches: 10_000,
+  /** Windows one search call may examine to find a row (a channel filter can leave one empty). */
+  searchWindowsPerCall: 2,
 });
 
 /** The SQLite engine's settings. */
@@ -68,8 +76,12 @@ export const SQLITE_SETTINGS = Object.freeze({
   busyTimeoutMs: 2000,
   /** Page cache per connection (KiB; SQLite's `cache_size` takes negative KiB). */
   cacheKiB: 16 * 1024,
-  /** Memory-mapped I/O window (bytes): reads come from the page cache of the OS, not the heap. */
-  mmapBytes: 256 * 1024 * 1024,
+  /**
+   * Memory-mapped I/O window (bytes). Off: mapped file pages count in the server's resident set
+   * (a search over a 1M-message store raised `serve`'s peak RSS from about 100 to 210 MiB), while
+   * reads through the page cache hold only `cacheKiB` in the process.
+   */
+  mmapBytes: 0,
 });
 
 /** `mcp-budget team import`. */

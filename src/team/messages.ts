@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { toFtsQuery } from './fts-query.js';
 import { TEAM_INPUT_CAPS, TEAM_READ_LIMITS } from './limits.js';
 import type { MemberTable } from './members.js';
-import { TeamError, type Member, type Message, type MessageHit, type Page, type RankKey, type SendOptions, type TimeKey } from './types.js';
+import { TeamError, type Member, type Message, type MessageHit, type Page, type RankKey, type SearchPage, type SearchPos, type SendOptions, type TimeKey } from './types.js';
 import { ByteTotal, checkChannelName, checkMemberName, checkText } from './validate.js';
 
 /** Characters of a body a page row carries (the tool cuts it to its byte preview). */
@@ -125,37 +125,66 @@ export class MessageTable {
    * `rowid + 0`: with `rowid = ?` pushed into FTS5, bm25 weighs the term as if only that row
    * matched (a different score); filtering after the match scores it as the page query does.
    */
-  private anchorScore(match: string, after: RankKey): number {
+  private anchorScore(match: string, after: RankKey, lo: number, hi: number): number {
     const row = this.db
-      .prepare<[string, number], { score: number }>(`SELECT bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ? AND rowid + 0 = ?`)
-      .get(match, after.id);
+      .prepare<[string, number, number, number], { score: number }>(
+        `SELECT bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ? AND rowid > ? AND rowid <= ? AND rowid + 0 = ?`,
+      )
+      .get(match, lo, hi, after.id);
     return row?.score ?? after.score;
   }
 
+  /** The low end (exclusive) of the window ending at `hi`: the id of the next older match, or 0. */
+  private windowLow(match: string, hi: number): number {
+    const row = this.db
+      .prepare<[string, number, number], { id: number }>(`SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1 OFFSET ?`)
+      .get(match, hi, TEAM_READ_LIMITS.searchWindowMatches);
+    return row?.id ?? 0;
+  }
+
   /**
-   * Ranked by (bm25, id) among ids ≤ snapshot: the rank and the keyset are read from the index
-   * (limit+1 rows), then the page's rows and snippets only.
+   * Ranked by (bm25, id) within a window of the newest `searchWindowMatches` matches with
+   * id ≤ `from.hi`; the next window starts below it. Reads limit+1 rows of the window (rank and
+   * keyset from the index), then the page's rows and snippets only.
    */
-  search(q: string, channel: string | undefined, snapshot: number, after: RankKey | undefined, limit: number): Page<MessageHit & { truncated?: boolean }> {
+  search(q: string, channel: string | undefined, from: SearchPos, limit: number): SearchPage<MessageHit & { truncated?: boolean }> {
     const match = toFtsQuery(q);
     const cid = channel === undefined ? undefined : this.requireChannel(channel);
-    const where = [`messages_fts MATCH ?`, `messages_fts.rowid <= ?`];
-    const params: unknown[] = [match, snapshot];
-    if (after !== undefined) {
-      where.push(`(bm25(messages_fts), messages_fts.rowid) > (?, ?)`);
-      params.push(this.anchorScore(match, after), after.id);
+    let { hi, after } = from;
+    let windowed = false;
+    for (let windows = 1; ; windows++) {
+      const lo = this.windowLow(match, hi);
+      windowed ||= lo > 0;
+      const where = [`messages_fts MATCH ?`, `messages_fts.rowid > ?`, `messages_fts.rowid <= ?`];
+      const params: unknown[] = [match, lo, hi];
+      if (after !== undefined) {
+        where.push(`(bm25(messages_fts), messages_fts.rowid) > (?, ?)`);
+        params.push(this.anchorScore(match, after, lo, hi), after.id);
+      }
+      if (cid !== undefined) {
+        where.push(`EXISTS (SELECT 1 FROM messages WHERE id = messages_fts.rowid AND channel_id = ?)`);
+        params.push(cid);
+      }
+      const ranked = this.db
+        .prepare<unknown[], { id: number; score: number }>(
+          `SELECT messages_fts.rowid AS id, bm25(messages_fts) AS score FROM messages_fts WHERE ${where.join(' AND ')} ORDER BY score, id LIMIT ?`,
+        )
+        .all(...params, limit + 1);
+      const page = ranked.slice(0, limit);
+      const last = page[page.length - 1];
+      const next: SearchPos | undefined = ranked.length > limit && last !== undefined ? { hi, after: { score: last.score, id: last.id } } : lo > 0 ? { hi: lo } : undefined;
+      if (page.length === 0 && next !== undefined && windows < TEAM_READ_LIMITS.searchWindowsPerCall) {
+        hi = next.hi;
+        after = undefined;
+        continue;
+      }
+      return { rows: this.hydrate(match, page), more: next !== undefined, hi, windowed, ...(next === undefined ? {} : { next }) };
     }
-    if (cid !== undefined) {
-      where.push(`EXISTS (SELECT 1 FROM messages WHERE id = messages_fts.rowid AND channel_id = ?)`);
-      params.push(cid);
-    }
-    const ranked = this.db
-      .prepare<unknown[], { id: number; score: number }>(
-        `SELECT messages_fts.rowid AS id, bm25(messages_fts) AS score FROM messages_fts WHERE ${where.join(' AND ')} ORDER BY score, id LIMIT ?`,
-      )
-      .all(...params, limit + 1);
-    const page = ranked.slice(0, limit);
-    if (page.length === 0) return { rows: [], more: false };
+  }
+
+  /** The page's rows and snippets, in rank order. */
+  private hydrate(match: string, page: { id: number; score: number }[]): (MessageHit & { truncated?: boolean })[] {
+    if (page.length === 0) return [];
     const ids = page.map((r) => r.id);
     const marks = ids.map(() => '?').join(',');
     const rows = new Map(this.db.prepare<unknown[], Row>(`SELECT ${PAGE_COLUMNS} FROM ${FROM} WHERE m.id IN (${marks})`).all(...ids).map((r) => [r.id, r]));
@@ -167,10 +196,9 @@ export class MessageTable {
         .all(match, ...ids)
         .map((r) => [r.id, r.s]),
     );
-    const hits = page.flatMap((r) => {
+    return page.flatMap((r) => {
       const row = rows.get(r.id);
       return row === undefined ? [] : [{ ...toMessage(row), score: r.score, snippet: snippets.get(r.id) ?? '' }];
     });
-    return { rows: hits, more: ranked.length > limit };
   }
 }

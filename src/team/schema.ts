@@ -145,7 +145,9 @@ export function openDatabase(file: string, label: string): { db: Db; storeId: st
         throw new TeamError('STORE_FOREIGN', `The file ${label} is a SQLite database but not a team store; it was left as it is. Pass \`--team-db\` to use another file.`);
       }
     }
-    const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
+    // Switching takes a lock; a store already in WAL (every one but a new file) is left alone.
+    const current = db.pragma('journal_mode', { simple: true }) as string;
+    const mode = current === 'wal' ? current : (db.pragma('journal_mode = WAL', { simple: true }) as string);
     if (mode !== 'wal') throw new TeamError('STORE_LOCKED', `The team store ${label} could not switch to WAL mode (got ${mode}).`);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -9,7 +9,7 @@ import { MemberTable } from './members.js';
 import { MessageTable } from './messages.js';
 import { openDatabase } from './schema.js';
 import { TaskTable } from './tasks.js';
-import type { Comment, InboxPage, Member, Message, NewTask, Page, RankKey, Role, SendOptions, Task, TaskChanges, TaskFilter, TeamStore, TimeKey } from './types.js';
+import type { Comment, InboxPage, Member, Message, NewTask, Page, RankKey, Role, SearchPos, SendOptions, Task, TaskChanges, TaskFilter, TeamStore, TimeKey } from './types.js';
 import type { PageMessage } from './messages.js';
 import type { PageTask } from './tasks.js';
 
@@ -75,8 +75,8 @@ export class SqliteTeamStore implements TeamStore {
   async history(channel: string, after: TimeKey | undefined, limit: number): Promise<Page<PageMessage>> {
     return this.messages.history(channel, after, limit);
   }
-  async searchMessages(q: string, channel: string | undefined, snapshot: number, after: RankKey | undefined, limit: number) {
-    return this.messages.search(q, channel, snapshot, after, limit);
+  async searchMessages(q: string, channel: string | undefined, from: SearchPos, limit: number) {
+    return this.messages.search(q, channel, from, limit);
   }
   async lastMessageId(): Promise<number> {
     return this.messages.lastId();

@@ -121,6 +121,25 @@ export interface RankKey {
   id: number;
 }
 
+/**
+ * Where a message search goes on: the newest id of the window being ranked (the snapshot for the
+ * first page) and the last row ranked in it.
+ */
+export interface SearchPos {
+  hi: number;
+  after?: RankKey;
+}
+
+/** A page of a windowed search. */
+export interface SearchPage<T> extends Page<T> {
+  /** The window the rows came from (a page never spans two). */
+  hi: number;
+  /** Where the next page starts, when `more`. */
+  next?: SearchPos;
+  /** `true` when older matches lie below this page's window (ranking is per window, newest window first). */
+  windowed: boolean;
+}
+
 export interface TaskFilter {
   status?: TaskStatus;
   /** Member name. */
@@ -183,8 +202,11 @@ export interface TeamStore {
   getMessage(id: number): Promise<Message>;
   /** Newest first by (created_at, id). Throws NOT_FOUND for an unknown channel. */
   history(channel: string, after: TimeKey | undefined, limit: number): Promise<Page<Message>>;
-  /** Ranked by (bm25, id), among messages with id ≤ `snapshot`. */
-  searchMessages(q: string, channel: string | undefined, snapshot: number, after: RankKey | undefined, limit: number): Promise<Page<MessageHit>>;
+  /**
+   * Ranked by (bm25, id) within windows of the newest `searchWindowMatches` matches, newest
+   * window first, starting at `from.hi` (the snapshot: `lastMessageId()` for a first page).
+   */
+  searchMessages(q: string, channel: string | undefined, from: SearchPos, limit: number): Promise<SearchPage<MessageHit>>;
   /** The largest message id (the snapshot a search starts from). */
   lastMessageId(): Promise<number>;
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/team/index.js';
 import { cleanEnv, cliPath, ensureBuilt } from '../helpers/cli.js';
 import { tempTree } from '../helpers/fs-tree.js';
-import { callErr, callOk, connectClient, serveTransport, type Connected } from '../helpers/mcp-stdio.js';
+import { callErr, callOk, connectClient, reportOf, serveTransport, type Connected } from '../helpers/mcp-stdio.js';
 
 const MESSAGES = 300;
 const TASKS = 120;
@@ -23,10 +23,31 @@ let outside: ReturnType<typeof tempTree>;
 let db: string;
 const open: Connected[] = [];
 
+/** Server stderr by connection, so that a server that exits says why in the failure. */
+const stderrOf = new WeakMap<Connected, () => string>();
+
 async function as(name: string): Promise<Connected> {
-  const c = await connectClient(serveTransport(root.dir, ['--team-db', db, '--as', name]));
+  const t = serveTransport(root.dir, ['--team-db', db, '--as', name]);
+  let err = '';
+  t.stderr?.on('data', (b: Buffer) => (err += b.toString()));
+  let c: Connected;
+  try {
+    c = await connectClient(t);
+  } catch (e) {
+    throw new Error(`serve --as ${name} did not start: ${(e as Error).message}; server stderr: ${err}`);
+  }
+  stderrOf.set(c, () => err);
   open.push(c);
   return c;
+}
+
+/** callOk that adds the server's stderr to a failure. */
+async function call<T>(c: Connected, name: string, args: Record<string, unknown>): Promise<T> {
+  try {
+    return await callOk<T>(c.client, name, args);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; server stderr: ${stderrOf.get(c)?.() ?? '(none)'}`);
+  }
 }
 
 function cli(args: string[]): { status: number | null; stderr: string; stdout: string } {
@@ -131,7 +152,7 @@ describe('role scoping of task_options', () => {
   it('guest sees itself, agent sees members and agents, leads and owners everyone; never deactivated members', async () => {
     const names = async (who: string, q?: string): Promise<string[]> => {
       const c = await as(who);
-      const r = await callOk<{ options: { value: string }[] }>(c.client, 'task_options', { field: 'assignee', ...(q ? { q } : {}) });
+      const r = await call<{ options: { value: string }[] }>(c, 'task_options', { field: 'assignee', ...(q ? { q } : {}) });
       return r.options.map((o) => o.value);
     };
     const [owner, lead, member, agent, guest, q] = await Promise.all([names('olga'), names('lee'), names('mia'), names('ada'), names('gus'), names('olga', 'G')]);
@@ -170,6 +191,32 @@ describe('the continuation inbox', () => {
     expect(await callErr(mia.client, 'inbox_read', { limit: 51 })).toMatch(/^INVALID_PARAMS: .*1 to 50/);
     // another member's cursor is refused
     expect(await callErr(olga.client, 'inbox_ack', { ack_cursor: read.ack_cursor })).toMatch(/^INVALID_CURSOR: /);
+  });
+});
+
+describe('pages sized to the budget at the source', () => {
+  it('under --max-bytes 8KiB a max page stops early, is never cut, and the walk still sees every message once', async () => {
+    const c = await connectClient(serveTransport(root.dir, ['--team-db', db, '--as', 'olga', '--max-bytes', '8KiB']));
+    open.push(c);
+    const seen = new Set<number>();
+    let cursor: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const r = await c.client.callTool({ name: 'message_history_read', arguments: { channel: 'general', limit: 100, ...(cursor ? { cursor } : {}) } });
+      expect(c.wire.lastBytes).toBeLessThanOrEqual(8 * 1024);
+      expect(reportOf(r)).toBeUndefined();
+      const page = r.structuredContent as unknown as Page<'messages'>;
+      for (const m of page.messages) seen.add(m.id);
+      pages++;
+      if (!page.has_more) break;
+      cursor = page.next_cursor;
+    }
+    expect(pages).toBeGreaterThan(MESSAGES / 100);
+    expect([...seen].filter((id) => id <= MESSAGES)).toHaveLength(MESSAGES);
+    const search = await c.client.callTool({ name: 'message_search', arguments: { q: 'update '.repeat(16).trim(), limit: 100 } });
+    expect(c.wire.lastBytes).toBeLessThanOrEqual(8 * 1024);
+    expect(reportOf(search)).toBeUndefined();
+    expect((search.structuredContent as { has_more: boolean }).has_more).toBe(true);
   });
 });
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, SqliteTeamStore, TeamError, importJsonLines, type Member, type TimeKey } from '../../src/team/index.js';
+import { SCHEMA_VERSION, SqliteTeamStore, TEAM_READ_LIMITS, TeamError, importJsonLines, type Member, type SearchPos, type TimeKey } from '../../src/team/index.js';
 
 let dir: string;
 let store: SqliteTeamStore;
@@ -60,15 +60,16 @@ describe('messages', () => {
   it('search: planted words ranked by (bm25, id), walked exactly once, bounded snippets', async () => {
     for (let i = 0; i < 120; i++) await store.sendMessage(owner, { channel: i % 2 ? 'a' : 'b', body: `filler text ${i} ${i % 3 === 0 ? 'zephyr' : ''} ${'pad '.repeat(i % 7)}` });
     await store.sendMessage(owner, { channel: 'a', body: 'the quokka jumps' });
-    const rare = await store.searchMessages('quokka', undefined, await store.lastMessageId(), undefined, 10);
+    const rare = await store.searchMessages('quokka', undefined, { hi: await store.lastMessageId() }, 10);
     expect(rare.rows.map((r) => r.body)).toEqual(['the quokka jumps']);
     expect(rare.rows[0]!.snippet).toContain('[quokka]');
     const snap = await store.lastMessageId();
     const ids: number[] = [];
-    let after: { score: number; id: number } | undefined;
+    let from: SearchPos = { hi: snap };
     let prev: { score: number; id: number } | undefined;
     for (;;) {
-      const page = await store.searchMessages('zephyr', undefined, snap, after, 7);
+      const page = await store.searchMessages('zephyr', undefined, from, 7);
+      expect(page.windowed).toBe(false);
       // scores drift as messages arrive (corpus statistics), so order is checked within a page
       prev = undefined;
       for (const h of page.rows) {
@@ -78,15 +79,45 @@ describe('messages', () => {
       }
       await store.sendMessage(owner, { channel: 'a', body: 'zephyr arrives later' }); // above the snapshot
       if (!page.more) break;
-      after = prev;
+      from = page.next!;
     }
     expect(ids).toHaveLength(40);
     expect(new Set(ids).size).toBe(40);
-    const inA = await store.searchMessages('zephyr', 'a', snap, undefined, 100);
+    const inA = await store.searchMessages('zephyr', 'a', { hi: snap }, 100);
     expect(inA.rows.every((r) => r.channel === 'a')).toBe(true);
-    expect(await codeOf(store.searchMessages('!!! ***', undefined, snap, undefined, 5))).toBe('INVALID_PARAMS');
-    expect((await store.searchMessages('"OR NEAR(', undefined, snap, undefined, 5)).rows).toEqual([]);
-    expect((await store.searchMessages('NEAR OR zephyr', undefined, snap, undefined, 5)).rows).toEqual([]);
+    expect(await codeOf(store.searchMessages('!!! ***', undefined, { hi: snap }, 5))).toBe('INVALID_PARAMS');
+    expect((await store.searchMessages('"OR NEAR(', undefined, { hi: snap }, 5)).rows).toEqual([]);
+    expect((await store.searchMessages('NEAR OR zephyr', undefined, { hi: snap }, 5)).rows).toEqual([]);
+  });
+
+  it('search: more matches than a window are ranked window by window, newest first, each exactly once', async () => {
+    const total = TEAM_READ_LIMITS.searchWindowMatches + 250;
+    store.write(() => {
+      for (let i = 0; i < total; i++) store.messages.send(owner, { channel: i % 3 ? 'a' : 'b', body: `common ${'word '.repeat(i % 5)}${i}`, at: i });
+    });
+    const seen = new Set<number>();
+    let from: SearchPos = { hi: await store.lastMessageId() };
+    let windows = 0;
+    let calls = 0;
+    for (;;) {
+      const page = await store.searchMessages('common', undefined, from, 100);
+      // windowed: this window has older matches below it (the last window has none)
+      expect(page.windowed).toBe(windows === 0);
+      for (const h of page.rows) seen.add(h.id);
+      calls++;
+      if (!page.more) break;
+      if (page.next!.after === undefined) windows++;
+      from = page.next!;
+    }
+    expect(seen.size).toBe(total);
+    expect(windows).toBe(1);
+    // the first window is the newest matches: the oldest 250 come last
+    const first = await store.searchMessages('common', undefined, { hi: await store.lastMessageId() }, 100);
+    expect(Math.min(...first.rows.map((r) => r.id))).toBeGreaterThan(250);
+    // a channel filter ranks within the same windows
+    const inB = await store.searchMessages('common', 'b', { hi: await store.lastMessageId() }, 100);
+    expect(inB.rows.every((r) => r.channel === 'b')).toBe(true);
+    expect(calls).toBeGreaterThan(total / 100);
   });
 
   it('caps: an over-cap send writes nothing (no message, no channel, no inbox row)', async () => {
