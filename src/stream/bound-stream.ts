@@ -5,12 +5,7 @@
  */
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { BoundedJson } from '../engine/bound.js';
-import { ByteBudget } from '../engine/byte-source.js';
-import type { RootKind } from '../engine/budgeter.js';
-import { BudgetError } from '../engine/errors.js';
-import type { BudgetOptions } from '../engine/limits.js';
-import { resolveLimits, type ResolvedLimits } from '../engine/options.js';
+import { BudgetError, ByteBudget, resolveLimits, type BoundedJson, type BudgetOptions, type ResolvedLimits, type RootKind } from '../engine/index.js';
 
 export interface BoundStreamOptions {
   /** What the document is. @default 'auto' (a JSON-RPC response or a bare result) */

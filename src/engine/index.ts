@@ -1,0 +1,36 @@
+/**
+ * The engine's one face: everything the layers above (transport, server, fs, git, team, commands,
+ * cli, stream), the scripts and the benches may use. Nothing outside `src/engine` imports a file
+ * behind this one, so the engine's files can be split or renamed without touching other layers.
+ *
+ * Pure: no `node:fs`, no child processes, no SDK import (importing this loads neither the SDK nor
+ * a schema validator).
+ */
+export { boundJson, boundResult, type BoundedJson } from './bound.js';
+export { Budgeter } from './budgeter.js';
+export type { RootKind } from './roles.js';
+export { ByteBudget } from './byte-source.js';
+export { BudgetError, type BudgetErrorCode } from './errors.js';
+export type { JsonEvents } from './tokenizer.js';
+export { fitsWithinBudget } from './fits.js';
+export {
+  DEFAULT_FAST_PATH_BYTES,
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_REQUEST_BYTES,
+  LIMIT_RANGES,
+  NOTICE_KEY,
+  NUMERIC_LIMITS,
+  REPORT_KEY,
+  SCALED_LIMITS,
+  type BudgetLimits,
+  type BudgetOptions,
+  type NumericLimit,
+} from './limits.js';
+export { contradictions, minResultBytes, resolveLimits, scaledLimits, type ResolvedLimits } from './options.js';
+export type { ChunkSink } from './output.js';
+export { BUDGET_KINDS, noticeText, type BudgetKind, type BudgetReport } from './report.js';
+export { newSkipState, scanSkipJs, SKIP_MORE, type SkipScan, type SkipState } from './skip-scan.js';
+export { scanSkipBest, scanSkipWasm, wasmSimdAvailable } from './skip-scan-wasm.js';
+export { MIRROR_SUMMARY } from './text-mirror.js';
+export { Tokenizer } from './tokenizer.js';
+export { cutString, type Cut } from './wire.js';
