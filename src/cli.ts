@@ -6,9 +6,7 @@
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
 import { BUDGET_FLAGS, budgetOptionsFromEnv, parseBudgetArgs, parseSize, UsageError } from './cli/args.js';
 import type { ApplyMode } from './commands/apply.js';
-import { BudgetError } from './engine/errors.js';
-import { DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from './engine/limits.js';
-import { contradictions, resolveLimits } from './engine/options.js';
+import { BudgetError, contradictions, DEFAULT_MAX_REQUEST_BYTES, resolveLimits, type BudgetOptions } from './engine/index.js';
 import { LISTEN_USAGE, parseListenArgs } from './cli/listen-args.js';
 
 const USAGE = `Usage:

@@ -2,7 +2,7 @@
  * Argument parsing shared by the commands: sizes with KiB/MiB/GiB suffixes, the budget flags,
  * and usage errors that name the flag and its accepted range.
  */
-import { LIMIT_RANGES, type BudgetOptions, type NumericLimit } from '../engine/limits.js';
+import { LIMIT_RANGES, type BudgetOptions, type NumericLimit } from '../engine/index.js';
 
 /** A command-line mistake: printed with usage, exit code 2. */
 export class UsageError extends Error {

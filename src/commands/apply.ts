@@ -7,11 +7,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
-import { boundJson } from '../engine/bound.js';
-import { BudgetError } from '../engine/errors.js';
-import type { BudgetOptions } from '../engine/limits.js';
-import { resolveLimits } from '../engine/options.js';
-import { Tokenizer, type JsonEvents } from '../engine/tokenizer.js';
+import { boundJson, BudgetError, resolveLimits, Tokenizer, type BudgetOptions, type JsonEvents } from '../engine/index.js';
 import { boundStream } from '../stream/bound-stream.js';
 import { readChunks } from '../stream/read-chunks.js';
 

@@ -4,9 +4,7 @@
  * limits, and prints the bounded result and a one-line summary.
  */
 import type { Writable } from 'node:stream';
-import { boundJson } from '../engine/bound.js';
-import type { BudgetOptions } from '../engine/limits.js';
-import { resolveLimits } from '../engine/options.js';
+import { boundJson, resolveLimits, type BudgetOptions } from '../engine/index.js';
 
 export async function runDemo(options: BudgetOptions, out: Writable): Promise<void> {
   const limits = resolveLimits(options);

@@ -4,8 +4,7 @@
  * same merge and validation every other command runs first, made visible.
  */
 import type { Writable } from 'node:stream';
-import { NUMERIC_LIMITS, SCALED_LIMITS, type BudgetOptions } from '../engine/limits.js';
-import { minResultBytes, resolveLimits } from '../engine/options.js';
+import { minResultBytes, NUMERIC_LIMITS, resolveLimits, SCALED_LIMITS, type BudgetOptions } from '../engine/index.js';
 
 /** Where a limit's value came from: a flag or environment variable (by name), `scaled` or `default`. */
 export type LimitSource = string;

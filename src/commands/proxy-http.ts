@@ -11,7 +11,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { BudgetOptions } from '../engine/limits.js';
+import type { BudgetOptions } from '../engine/index.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
 import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
 import { BoundedStdioServerTransport } from '../transport/stdio-server.js';

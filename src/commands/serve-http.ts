@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../cli/args.js';
-import type { BudgetOptions } from '../engine/limits.js';
+import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer, type WorkspaceServer } from '../server/create-server.js';
 import type { TeamSessionOptions } from '../team/index.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';

@@ -4,7 +4,7 @@
  * silently. Its stdio transport is ours (`BoundedStdioServerTransport`), not the SDK's: capped
  * lines, an answer for every malformed request, and reading paused while answers pile up.
  */
-import type { BudgetOptions } from '../engine/limits.js';
+import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer } from '../server/create-server.js';
 import type { TeamSessionOptions } from '../team/index.js';
 import { BoundedStdioServerTransport, type BoundedStdioOptions } from '../transport/stdio-server.js';
