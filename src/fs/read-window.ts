@@ -4,7 +4,7 @@
  * otherwise the bytes come back as base64.
  */
 import { isUtf8 } from 'node:buffer';
-import { cutString } from '../engine/wire.js';
+import { cutString } from '../engine/index.js';
 import type { Workspace } from './confine.js';
 
 export interface FileWindow {

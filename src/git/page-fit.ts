@@ -7,7 +7,7 @@
  * match) are bound by a hash, and a resume-after name by a bounded prefix plus a hash.
  */
 import { createHash } from 'node:crypto';
-import { cutString } from '../engine/wire.js';
+import { cutString } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
 
 /** The bounds one git page is built to (the server's page budget for the active limits). */
