@@ -200,7 +200,7 @@ export class ResponseBudget {
     let result = bounded;
     const tool = request.tool === undefined ? undefined : this.catalog.get(request.tool);
     if (tool !== undefined && request.tool !== undefined) {
-      result = enforceOutputSchema(request.tool, tool, original, bounded, report, this.current.maxResultBytes);
+      result = enforceOutputSchema(request.tool, tool, original, bounded, report, this.current.maxResultBytes, this.current);
     }
     this.onTruncated?.({ id, tool: request.tool, report });
     return result;

@@ -9,7 +9,7 @@
  * and any other tool with a compact receipt of what was done (never advice to call again).
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { boundJson } from '../engine/bound.js';
+import { boundJson, boundResult } from '../engine/bound.js';
 import { LIMIT_RANGES, NOTICE_KEY, NUMERIC_LIMITS, REPORT_KEY, type BudgetOptions, type NumericLimit } from '../engine/limits.js';
 import { noticeText, type BudgetKind, type BudgetReport } from '../engine/report.js';
 
@@ -98,6 +98,8 @@ export function enforceOutputSchema(
   if ('structuredContent' in bounded && tool.validate(bounded.structuredContent)) return bounded;
   const shrunk = 'structuredContent' in bounded ? shrinkToSchema(bounded.structuredContent, tool) : undefined;
   if (shrunk !== undefined) return withStructure(bounded, shrunk.value, shrunk.dropped);
+  const refit = refitWithLessText(original, bounded, limits, tool);
+  if (refit !== undefined) return refit;
   const blocked = blockingBound(original, bounded, report, limits, tool);
   if (tool.readOnly) {
     const how = tool.narrowing.length > 0 ? tool.narrowing.map((a) => `\`${a}\``).join(', ') : 'its paging or filter arguments';
@@ -139,6 +141,45 @@ export function enforceOutputSchema(
   return result;
 }
 
+/**
+ * Structure before text: the budget decides online, in document order, so a long plain text block
+ * ahead of `structuredContent` can spend the bytes the structure needed. When the original result
+ * is at hand (not the streaming path), bound it again with less room for text (halved each round)
+ * until its structure survives and validates (after shrinking); the first such result is sent.
+ */
+function refitWithLessText(
+  original: Record<string, unknown>,
+  bounded: Record<string, unknown>,
+  limits: BudgetOptions,
+  tool: ToolInfo,
+): Record<string, unknown> | undefined {
+  if (original === bounded || !('structuredContent' in original)) return undefined;
+  const base = optionsOf(limits);
+  let text = Math.min(base.maxTextBytes ?? Infinity, base.maxResultBytes ?? Infinity);
+  if (!Number.isFinite(text)) return undefined;
+  for (let round = 0; round < MAX_REFIT_ROUNDS && text > 1; round++) {
+    text = Math.max(1, Math.floor(text / 2));
+    const block = Math.min(base.maxBlockBytes ?? text, text);
+    const { result } = boundResult(original, { ...base, maxTextBytes: text, maxBlockBytes: block }, 'result');
+    const out = result as Record<string, unknown>;
+    if (!('structuredContent' in out)) continue;
+    if (tool.validate!(out.structuredContent)) return out;
+    const shrunk = shrinkToSchema(out.structuredContent, tool);
+    if (shrunk !== undefined) return withStructure(out, shrunk.value, shrunk.dropped);
+  }
+  return undefined;
+}
+
+/** Times the text room is halved to make room for a typed structure (16 → down to 1/65536 of it). */
+const MAX_REFIT_ROUNDS = 16;
+
+/** Budget options only (a resolved limits object carries derived fields too). */
+function optionsOf(limits: BudgetOptions): BudgetOptions {
+  const base: BudgetOptions = { notice: limits.notice, protocolVersion: limits.protocolVersion };
+  for (const n of NUMERIC_LIMITS) base[n] = limits[n];
+  return base;
+}
+
 /** The bound that made a schema-valid shrink impossible, as the report names it. */
 export interface BlockingBound {
   /** The option (`maxStringBytes`, …; `maxResultBytes` when no single other bound is to blame). */
@@ -177,9 +218,7 @@ function blockingBound(
   tool: ToolInfo,
 ): BlockingBound {
   if (original !== bounded && 'structuredContent' in original) {
-    // Options only (a resolved limits object carries derived fields too).
-    const base: BudgetOptions = { notice: limits.notice, protocolVersion: limits.protocolVersion };
-    for (const n of NUMERIC_LIMITS) base[n] = limits[n];
+    const base = optionsOf(limits);
     for (const bound of LIFTABLE) {
       const out = boundJson(original, { ...base, [bound]: LIMIT_RANGES[bound].max }, 'result');
       const sc = (JSON.parse(out.json) as Record<string, unknown>).structuredContent;
