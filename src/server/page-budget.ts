@@ -5,9 +5,7 @@
  * `maxItems`, and its strings (cursors, names, subjects) within `maxStringBytes`. When the limits
  * are too small for any page at all, `serve` refuses to start and names the limit and its minimum.
  */
-import { BudgetError } from '../engine/errors.js';
-import { cutString } from '../engine/wire.js';
-import type { ResolvedLimits } from '../engine/options.js';
+import { BudgetError, cutString, type ResolvedLimits } from '../engine/index.js';
 
 /** The bounds a page is built to, at the source. */
 export interface PageBudget {

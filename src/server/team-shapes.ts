@@ -5,7 +5,7 @@
  * and team failures turned into tool failures with the workspace codes.
  */
 import { z } from 'zod';
-import { cutString } from '../engine/wire.js';
+import { cutString } from '../engine/index.js';
 import { WorkspaceError, type WorkspaceErrorCode } from '../fs/errors.js';
 import type { CursorCodec } from '../fs/cursor.js';
 import { TEAM_READ_LIMITS, TeamError, type Comment, type Member, type Message, type Task, type TeamSession, type TeamStore } from '../team/index.js';
