@@ -12,8 +12,7 @@
  * (`classifyEnvelope`), never by the first one, since a response may carry `method` or `params`
  * after (or before) a huge `result`.
  */
-import { newSkipState, SKIP_MORE, type SkipState } from '../engine/skip-scan.js';
-import { scanSkipBest } from '../engine/skip-scan-wasm.js';
+import { newSkipState, scanSkipBest, SKIP_MORE, type SkipState } from '../engine/index.js';
 import type { RequestId } from './request-ids.js';
 
 /** What the top level of a line turned out to be. */

@@ -10,8 +10,7 @@
  * {@link PASS_THROUGH_MAX_BYTES}, only while the line may still be a request or notification (no
  * `result` or `error` seen yet): a line with either is never passed on raw, whatever else it holds.
  */
-import { ByteBudget } from '../engine/byte-source.js';
-import type { ResolvedLimits } from '../engine/options.js';
+import { ByteBudget, type ResolvedLimits } from '../engine/index.js';
 import { EnvelopeScanner, type EnvelopeFacts } from './envelope-scan.js';
 import { classifyEnvelope } from './jsonrpc-errors.js';
 

@@ -16,7 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../engine/limits.js';
+import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../engine/index.js';
 import { EnvelopeScanner } from './envelope-scan.js';
 import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from './jsonrpc-errors.js';
 import { LineFramer } from './line-framer.js';

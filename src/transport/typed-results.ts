@@ -9,9 +9,7 @@
  * and any other tool with a compact receipt of what was done (never advice to call again).
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { boundJson, boundResult } from '../engine/bound.js';
-import { LIMIT_RANGES, NOTICE_KEY, NUMERIC_LIMITS, REPORT_KEY, type BudgetOptions, type NumericLimit } from '../engine/limits.js';
-import { noticeText, type BudgetKind, type BudgetReport } from '../engine/report.js';
+import { boundJson, boundResult, LIMIT_RANGES, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BudgetKind, type BudgetOptions, type BudgetReport, type NumericLimit } from '../engine/index.js';
 
 /** What is learned about one tool from a `tools/list` response. */
 export interface ToolInfo {
