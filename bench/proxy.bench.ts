@@ -26,8 +26,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
-import { fitsWithinBudget } from '../dist/engine/fits.js';
-import { resolveLimits } from '../dist/engine/options.js';
+import { fitsWithinBudget, resolveLimits } from '../dist/engine/index.js';
 import { withResultBudget } from '../dist/transport/with-result-budget.js';
 import { assert, fmt, machineLine, rows, table } from './util.js';
 

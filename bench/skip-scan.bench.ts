@@ -44,8 +44,7 @@
  * bytes, so every 64-byte block visits its closing brackets).
  */
 import { Bench } from 'tinybench';
-import { newSkipState, scanSkipJs, type SkipScan, type SkipState } from '../src/engine/skip-scan.js';
-import { scanSkipWasm, wasmSimdAvailable } from '../src/engine/skip-scan-wasm.js';
+import { newSkipState, scanSkipJs, scanSkipWasm, wasmSimdAvailable, type SkipScan, type SkipState } from '../src/engine/index.js';
 import { assert, machineLine, rows, table } from './util.js';
 
 const SIZE = 64 * 1024 * 1024;
