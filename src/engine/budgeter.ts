@@ -8,10 +8,12 @@
  * Protocol for sources: a value-start call (`openObject`, `openArray`, `stringStart`, `scalar`)
  * and `key` return false when the value is omitted; the source then skips that value without
  * feeding its events. `stringChunk` returns false once the string is cut; the source may skip to
- * the string's end but still calls `stringEnd`. See `docs` in ARCHITECTURE.md.
+ * the string's end but still calls `stringEnd`. The whole contract, with its ordering rules, is
+ * in events.ts.
  */
 import { BudgeterBase, type Str, type Slot } from './budgeter-base.js';
 import { BudgetError } from './errors.js';
+import type { BudgetEvents } from './events.js';
 import { MAX_ENVELOPE_FIELD_BYTES, MIN_CUT_BYTES, REPORT_KEY } from './limits.js';
 import { serializeNotice, serializeReport, type BudgetKind, type BudgetReport } from './report.js';
 import { Base64Check, looksOpaque } from './shapes.js';
@@ -22,7 +24,7 @@ export type { RootKind } from './roles.js';
 export { exemptKey } from './roles.js';
 
 /** Event-driven budgeter for one result. Create one per result; call `finish()` at the end. */
-export class Budgeter extends BudgeterBase {
+export class Budgeter extends BudgeterBase implements BudgetEvents {
   // ---------------------------------------------------------------- strings
 
   /** Start of a string value. False: omitted, skip it (no chunks, no `stringEnd`). */

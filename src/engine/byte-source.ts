@@ -13,7 +13,8 @@ import { Budgeter, type RootKind } from './budgeter.js';
 import { ValueCapture } from './capture.js';
 import type { ResolvedLimits } from './options.js';
 import type { ChunkSink } from './output.js';
-import { Tokenizer, type JsonEvents } from './tokenizer.js';
+import type { BudgetEvents, JsonEvents } from './events.js';
+import { Tokenizer } from './tokenizer.js';
 
 /** Pieces fed to the fit-window tokenizer are at most this long, so a huge chunk never decodes whole. */
 const FIT_SLICE_BYTES = 64 * 1024;
@@ -123,7 +124,7 @@ class MirrorHashing implements JsonEvents {
   private readonly digests = new Map<number, string>();
   private structure: Hash | undefined;
 
-  constructor(private readonly b: Budgeter) {}
+  constructor(private readonly b: BudgetEvents) {}
 
   get canSkipRest(): boolean {
     return this.b.canSkipRest;

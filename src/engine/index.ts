@@ -11,7 +11,7 @@ export { Budgeter } from './budgeter.js';
 export type { RootKind } from './roles.js';
 export { ByteBudget } from './byte-source.js';
 export { BudgetError, type BudgetErrorCode } from './errors.js';
-export type { JsonEvents } from './tokenizer.js';
+export type { BudgetEvents, JsonEvents } from './events.js';
 export { fitsWithinBudget } from './fits.js';
 export {
   DEFAULT_FAST_PATH_BYTES,

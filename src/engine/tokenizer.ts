@@ -1,6 +1,6 @@
 /**
  * An incremental JSON tokenizer over bytes that drives a {@link JsonEvents} consumer and honours
- * its decisions: a value the consumer omits is skipped by a scanner that only tracks strings,
+ * its decisions (the contract and its ordering rules: events.ts): a value the consumer omits is skipped by a scanner that only tracks strings,
  * escapes and brackets (no events, no strings built), and a closed container's tail is counted
  * without being tokenized. Errors name the byte offset. Chunks may split anything anywhere.
  *
@@ -10,29 +10,13 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { BudgetError } from './errors.js';
+import type { JsonEvents } from './events.js';
 import { MAX_KEY_UNITS } from './limits.js';
 import { SKIP_MORE, newSkipState, type SkipState } from './skip-scan.js';
 import { scanSkipBest } from './skip-scan-wasm.js';
 
 /** The skip scanner in use (a faster implementation may replace the reference one). */
 const scanSkip = scanSkipBest;
-
-/** The events a tokenizer source produces; the budgeter implements them. See budgeter.ts. */
-export interface JsonEvents {
-  openObject(): boolean;
-  openArray(): boolean;
-  closeObject(): void;
-  closeArray(): void;
-  key(name: string): boolean;
-  stringStart(): boolean;
-  stringChunk(chunk: string): boolean;
-  stringEnd(): void;
-  scalar(raw: string): void;
-  /** True when the innermost container takes no more children and wants no more pointers. */
-  readonly canSkipRest?: boolean;
-  /** Account for `n` further children of the innermost container, skipped unseen. */
-  omitRest?(n: number): void;
-}
 
 const enum S {
   Value, // expecting a value

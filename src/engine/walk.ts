@@ -5,7 +5,7 @@
  * accounts for a closed container's remaining children in one step, so its cost follows the
  * budget, not the input. Iterative: nesting depth never grows the call stack.
  */
-import type { Budgeter } from './budgeter.js';
+import type { BudgetEvents } from './events.js';
 import { BudgetError } from './errors.js';
 import { resolveToJSON, serializationEquals } from './mirror.js';
 
@@ -22,7 +22,7 @@ function isSkipped(v: unknown): boolean {
 }
 
 /** Feed `root` to `b` as events. Does not call `finish()`. */
-export function walkValue(b: Budgeter, root: unknown): void {
+export function walkValue(b: BudgetEvents, root: unknown): void {
   const stack: Entry[] = [];
 
   const feed = (v: unknown, key: string): void => {
@@ -83,7 +83,7 @@ export function walkValue(b: Budgeter, root: unknown): void {
   }
 }
 
-function omitRemaining(b: Budgeter, e: Entry): void {
+function omitRemaining(b: BudgetEvents, e: Entry): void {
   if (e.array) {
     b.omitRest(e.n - e.i);
     return;
@@ -98,7 +98,7 @@ function omitRemaining(b: Budgeter, e: Entry): void {
 }
 
 /** `structure` just closed; find the candidate text block of its parent result that is its JSON. */
-function resolveMirror(b: Budgeter, structure: unknown, result: unknown): void {
+function resolveMirror(b: BudgetEvents, structure: unknown, result: unknown): void {
   const content = (result as { content?: unknown } | undefined)?.content;
   const found = b.mirrorBlocks.find((index) => {
     const block: unknown = Array.isArray(content) ? content[index] : undefined;
