@@ -220,7 +220,7 @@ class Proxy {
       line: (bytes) => this.output.line(bytes),
       long: {
         // An id longer than any client message cannot answer a request: it is not held.
-        start: () => (long = new LongServerLine(this.budget.limits, this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES)),
+        start: () => (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES)),
         chunk: (bytes) => {
           collector.add(bytes.length);
           long!.chunk(bytes);

@@ -9,7 +9,7 @@
  */
 import { boundJson } from '../engine/bound.js';
 import { fitsWithinBudget } from '../engine/fits.js';
-import type { BudgetOptions } from '../engine/limits.js';
+import { NUMERIC_LIMITS, type BudgetOptions } from '../engine/limits.js';
 import { resolveLimits, type ResolvedLimits } from '../engine/options.js';
 import type { BudgetReport } from '../engine/report.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR } from './jsonrpc-errors.js';
@@ -85,6 +85,27 @@ export class ResponseBudget {
   /** Limits in force (they follow the negotiated protocol version). */
   get limits(): ResolvedLimits {
     return this.current;
+  }
+
+  /**
+   * Limits for a line bounded while it streams (too long to hold, its id possibly last): the
+   * budget decides in document order there and cannot bound the result again, so while a call to a
+   * typed tool is pending, text blocks get at most a third of the content room, leaving the
+   * structure the rest (structure before text; the in-memory path refits instead).
+   */
+  streamLimits(): ResolvedLimits {
+    const typedPending = this.pending.ids().some((id) => {
+      const tool = this.pending.peek(id)?.tool;
+      return tool !== undefined && this.catalog.get(tool)?.validate !== undefined;
+    });
+    if (!typedPending) return this.current;
+    const share = Math.max(1, Math.floor((this.current.maxResultBytes - this.current.reserveBytes) / 3));
+    if (this.current.maxTextBytes <= share && this.current.maxBlockBytes <= share) return this.current;
+    const options: BudgetOptions = { notice: this.current.notice, protocolVersion: this.current.protocolVersion };
+    for (const n of NUMERIC_LIMITS) options[n] = this.current[n];
+    options.maxTextBytes = Math.min(this.current.maxTextBytes, share);
+    options.maxBlockBytes = Math.min(this.current.maxBlockBytes, share);
+    return resolveLimits(options);
   }
 
   /**
