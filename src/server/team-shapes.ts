@@ -9,6 +9,7 @@ import { cutString } from '../engine/index.js';
 import { WorkspaceError, type WorkspaceErrorCode } from '../fs/errors.js';
 import type { CursorCodec } from '../fs/cursor.js';
 import { TEAM_READ_LIMITS, TeamError, type Comment, type Member, type Message, type Task, type TeamSession, type TeamStore } from '../team/index.js';
+import { callerMember } from './call-context.js';
 import type { PageBudget } from './page-budget.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -169,7 +170,7 @@ export interface TeamCall {
 export function withTeam<A>(session: TeamSession, fn: (args: A, call: TeamCall) => Promise<object>): (args: A) => Promise<object> {
   return async (args) => {
     try {
-      return await fn(args, await session.current());
+      return await fn(args, await session.current(callerMember()));
     } catch (e) {
       throw asToolFailure(e);
     }

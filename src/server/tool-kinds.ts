@@ -11,6 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
 import type { PageBudget } from './page-budget.js';
+import { runAsCaller } from './call-context.js';
 import { WorkLimiter } from './work-limiter.js';
 
 export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
@@ -128,9 +129,9 @@ function register(
 ): void {
   const config = outputSchema === undefined ? { description, inputSchema: shape, annotations } : { description, inputSchema: shape, annotations, outputSchema };
   const work = (ctx.work ??= new WorkLimiter());
-  ctx.server.registerTool(name, config, async (args: Record<string, unknown>, extra: { signal?: AbortSignal }) => {
+  ctx.server.registerTool(name, config, async (args: Record<string, unknown>, extra: { signal?: AbortSignal; authInfo?: { clientId?: unknown } }) => {
     try {
-      return await work.run(extra.signal, () => handler(args));
+      return await work.run(extra.signal, () => runAsCaller(extra.authInfo, () => handler(args)));
     } catch (e) {
       return toolError(e);
     }

@@ -95,11 +95,22 @@ export class TeamSession {
     return store;
   }
 
-  /** The store and the calling member as it is now (opened or created on first use). */
-  async current(): Promise<{ store: TeamStore; me: Member }> {
+  /**
+   * The store and the calling member as it is now (opened or created on first use). `member` is
+   * the member a transport authenticated (an HTTP bearer token); without one, the `--as` member.
+   */
+  async current(member?: string): Promise<{ store: TeamStore; me: Member }> {
     const store = await this.open();
-    const me = await store.getMember(this.memberName);
-    if (me === undefined || !me.active) throw new TeamError('NOT_FOUND', `The calling member ${this.memberName} was removed or deactivated; restart the server with another \`--as\`.`);
+    const name = member ?? this.memberName;
+    const me = await store.getMember(name);
+    if (me === undefined || !me.active) {
+      throw new TeamError(
+        'NOT_FOUND',
+        member === undefined
+          ? `The calling member ${name} was removed or deactivated; restart the server with another \`--as\`.`
+          : `The member ${name} named by this request's token is not an active member of the team store; add it with \`mcp-budget team add ${name}\`.`,
+      );
+    }
     return { store, me };
   }
 

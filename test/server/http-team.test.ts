@@ -1,0 +1,66 @@
+/**
+ * Bearer tokens name the calling member of the team tools over HTTP: a message alice sends to bob
+ * with her token reaches bob's continuation inbox, read with his token, with alice as its author;
+ * a token naming no member of the store gets a clear NOT_FOUND, never the server's `--as` member.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli } from '../helpers/cli.js';
+import { connect, killAll, removeStateDir, startListening, stateDir } from '../transport/http-harness.js';
+
+const ALICE = 'alice-token-0123456789abcdef';
+const BOB = 'bob-token-0123456789abcdef00';
+const MALLORY = 'mallory-token-0123456789abcd';
+let dir: string;
+let db: string;
+let tokenFile: string;
+
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'mcp-budget-http-team-'));
+  mkdirSync(join(dir, 'root'));
+  db = join(dir, 'team.db');
+  tokenFile = join(dir, 'tokens');
+  writeFileSync(tokenFile, `${ALICE} alice\n${BOB} bob\n${MALLORY} mallory\n`);
+  chmodSync(tokenFile, 0o600);
+  for (const [name, role] of [['owner', 'owner'], ['alice', 'member'], ['bob', 'member']]) {
+    const r = runCli(['team', 'add', name!, '--role', role!, '--root', join(dir, 'root'), '--team-db', db], { env: { XDG_STATE_HOME: stateDir() } });
+    expect(r.code, r.stderr).toBe(0);
+  }
+});
+
+afterAll(() => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+  removeStateDir();
+});
+
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text?: string }[] };
+
+describe('serve --listen --token-file with the team tools', () => {
+  it('each token calls as its member; an unknown member is refused, not mapped to --as', async () => {
+    const s = await startListening(['serve', '--root', join(dir, 'root'), '--team-db', db, '--as', 'owner', '--listen', '127.0.0.1:0', '--token-file', tokenFile]);
+    const alice = await connect(s.url, ALICE);
+    const bob = await connect(s.url, BOB);
+    const mallory = await connect(s.url, MALLORY);
+    try {
+      const sent = (await alice.callTool({ name: 'message_send', arguments: { channel: 'general', body: 'hello bob', to: ['bob'] } })) as Result;
+      expect(sent.isError, JSON.stringify(sent.content)).not.toBe(true);
+      const inbox = (await bob.callTool({ name: 'inbox_read', arguments: {} })) as Result;
+      expect(inbox.isError, JSON.stringify(inbox.content)).not.toBe(true);
+      const text = JSON.stringify(inbox.structuredContent);
+      expect(text).toContain('hello bob');
+      expect(text).toContain('alice');
+      const aliceInbox = (await alice.callTool({ name: 'inbox_read', arguments: {} })) as Result;
+      expect(JSON.stringify(aliceInbox.structuredContent)).not.toContain('hello bob');
+      const refused = (await mallory.callTool({ name: 'inbox_read', arguments: {} })) as Result;
+      expect(refused.isError).toBe(true);
+      expect(refused.content?.[0]?.text).toMatch(/NOT_FOUND.*mallory/);
+    } finally {
+      await Promise.all([alice.close(), bob.close(), mallory.close()]);
+      await s.stop();
+    }
+  });
+});
