@@ -8,7 +8,19 @@ import { BudgetError } from './errors.js';
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, MAX_POINTER_BYTES, NOTICE_KEY } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { Output, type ChunkSink, type Mark } from './output.js';
-import { childRole, exemptKey, startsCapture, strKind, type Container, type Role, type StrKind } from './roles.js';
+import {
+  childRole,
+  countsItems,
+  countsKeys,
+  exemptKey,
+  isNoticeKey,
+  scalarRole,
+  startsCapture,
+  strKind,
+  type Container,
+  type Role,
+  type StrKind,
+} from './roles.js';
 import {
   ReportBuilder,
   escapePointerSegment,
@@ -249,7 +261,7 @@ export abstract class BudgeterBase {
         this.omit(parent.closed);
         return false;
       }
-      if (parent.role !== 'content' && parent.kept >= this.limits.maxItems) return this.omitAndClose('array_items');
+      if (countsItems(parent.role) && parent.kept >= this.limits.maxItems) return this.omitAndClose('array_items');
     }
     if (parent.role === 'envelope') return true;
     if (this.exhausted && !reserved) return this.omitAndClose('result_bytes');
@@ -565,15 +577,9 @@ export abstract class BudgeterBase {
           return false;
         }
         break;
-      case 'generic':
-      case 'structure':
-      case 'meta':
-      case 'errdata':
-      case 'blockmeta':
-        if (this.startsCapture(f) || (f.role === 'blockmeta' && name === NOTICE_KEY)) break;
-        if (f.kept >= this.limits.maxKeys) return this.omitAndClose('object_keys');
-        break;
       default:
+        if (!countsKeys(f.role) || this.startsCapture(f) || isNoticeKey(f.role, name)) break;
+        if (f.kept >= this.limits.maxKeys) return this.omitAndClose('object_keys');
         break;
     }
     if (!exemptKey(f.role, name) && (name.length > this.limits.maxStringBytes || name.length > MAX_KEY_UNITS || escapedLength(name) > this.limits.maxStringBytes)) {
@@ -603,14 +609,13 @@ export abstract class BudgeterBase {
       this.endCapture();
       return;
     }
-    if (parent.role === 'blockmeta' && parent.key === NOTICE_KEY && raw === 'true') {
+    if (isNoticeKey(parent.role, parent.key) && raw === 'true') {
       // The notice an earlier pass appended: drop it silently; a fresh one is written at the end.
       this.abandonBlock(undefined);
       return;
     }
-    const onIsError = parent.role === 'result' && parent.key === 'isError';
-    const isError = onIsError && (raw === 'true' || raw === 'false');
-    const role = onIsError && !isError ? 'drop' : this.childRole(parent, 'other');
+    const isError = parent.role === 'result' && parent.key === 'isError' && (raw === 'true' || raw === 'false');
+    const role = scalarRole(parent.role, parent.key, raw === 'true' || raw === 'false');
     if (!this.gate(parent, isError)) return;
     if (role === 'drop' || role === 'invalid') {
       this.dropRole(role);

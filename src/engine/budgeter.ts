@@ -22,6 +22,7 @@ import { cutString, escapeContent, utf8Length } from './wire.js';
 
 export type { RootKind } from './roles.js';
 export { exemptKey } from './roles.js';
+import { scalarRole } from './roles.js';
 
 /** Event-driven budgeter for one result. Create one per result; call `finish()` at the end. */
 export class Budgeter extends BudgeterBase implements BudgetEvents {
@@ -41,7 +42,7 @@ export class Budgeter extends BudgeterBase implements BudgetEvents {
       this.capture!.stringStart();
       return true;
     }
-    const role = parent.role === 'result' && parent.key === 'isError' ? 'drop' : this.childRole(parent, 'other');
+    const role = scalarRole(parent.role, parent.key, false);
     const kind = this.strKind(parent);
     if (!this.gate(parent, false)) return false;
     if (role === 'drop' || role === 'invalid') return this.dropRole(role);

@@ -4,18 +4,31 @@
  * broken (so an oversized value costs little), and only then serializes a value proven small.
  * The byte source applies the same predicate to events (see the streaming path).
  */
-import { exemptKey, type RootKind } from './roles.js';
-import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, NOTICE_KEY, REPORT_KEY } from './limits.js';
+import {
+  childRole,
+  containerOf,
+  countsItems,
+  countsKeys,
+  exemptKey,
+  isNoticeKey,
+  scalarRole,
+  startsCapture,
+  strKind,
+  type Role,
+  type RootKind,
+} from './roles.js';
+import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { escapedLength, utf8Length } from './wire.js';
 import { isValidBlock } from './shapes.js';
 
-
-type Kind = 'result' | 'error' | 'errdata' | 'content' | 'block' | 'blockmeta' | 'resource' | 'meta' | 'generic';
-
+/**
+ * A container to check. Roles come from roles.ts, the budgeter's own table, so the fast path and
+ * the budgeter cannot disagree on what a value is.
+ */
 interface Entry {
   value: object;
-  kind: Kind;
+  kind: Role;
   depth: number;
 }
 
@@ -193,7 +206,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     const { value, kind: k, depth } = stack.pop()!;
     if (depth > limits.maxDepth) throw NOT_FIT;
     if (Array.isArray(value)) {
-      if (k !== 'content' && value.length > limits.maxItems) throw NOT_FIT;
+      if (countsItems(k) && value.length > limits.maxItems) throw NOT_FIT;
       // Every item takes at least one byte and a comma: a long array cannot fit (before any walk).
       if (bytes + 2 * value.length > maxBytes) throw NOT_FIT;
       bytes += value.length === 0 ? 2 : value.length + 1;
@@ -210,7 +223,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
         if (typeof v === 'string') str(v, limits.maxStringBytes);
         else if (!scalar(v, true)) {
           if (!isPlainish(v)) throw NOT_FIT;
-          stack.push({ value: v as object, kind: k === 'content' && !Array.isArray(v) ? 'block' : 'generic', depth: depth + 1 });
+          stack.push({ value: v as object, kind: itemRole(k, v as object), depth: depth + 1 });
         }
       }
       if (bytes > maxBytes) throw over;
@@ -232,8 +245,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       if (bytes > maxBytes) throw NOT_FIT;
       continue;
     }
-    const counted = k === 'generic' || k === 'meta' || k === 'errdata' || k === 'blockmeta';
-    if (counted && keys.length > limits.maxKeys) throw NOT_FIT;
+    if (countsKeys(k) && keys.length > limits.maxKeys) throw NOT_FIT;
     // Every member takes at least `"":0` and a comma; undefined members are rare enough to ignore
     // here only when the object is small.
     if (bytes + 5 * keys.length > maxBytes * 2) throw NOT_FIT;
@@ -246,25 +258,25 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       str(key, exemptKey(k, key) ? Infinity : limits.maxStringBytes);
       bytes += 1; // ':'
       if (k === 'result' && !limits.allowedFields.has(key)) throw NOT_FIT;
-      if (k === 'result' && !resultFieldOk(key, v)) throw NOT_FIT;
-      if ((k === 'meta' || k === 'errdata') && key === REPORT_KEY) throw NOT_FIT;
-      if (k === 'blockmeta' && key === NOTICE_KEY && v === true) throw NOT_FIT;
+      // An earlier report is replaced and an earlier notice dropped: neither comes back unchanged.
+      if (startsCapture(k, key) || (isNoticeKey(k, key) && v === true)) throw NOT_FIT;
+      const c = containerOf(v);
+      const role = c === 'other' ? scalarRole(k, key, typeof v === 'boolean') : childRole(k, key, c);
+      // A member of the wrong JSON type (for the client's schema) is dropped by the budgeter.
+      if (role === 'drop' || role === 'invalid') throw NOT_FIT;
       if (typeof v === 'string') {
-        const role = k === 'block' || k === 'resource' ? stringRole(k, key) : 'generic';
-        if (role === 'text') {
+        const sk = strKind(k, key);
+        if (sk === 'text') {
           text += str(v, limits.maxBlockBytes);
           if (m === 'bounds') texts.push(v);
           else if (text > limits.maxTextBytes) throw over;
         } else {
-          str(v, role === 'atomic' ? Infinity : limits.maxStringBytes);
+          // Opaque strings (identifiers) share the string bound; base64 of a block is whole or dropped.
+          str(v, sk === 'atomic' ? Infinity : limits.maxStringBytes);
         }
       } else if (!scalar(v, false)) {
         if (!isPlainish(v)) throw NOT_FIT;
-        const child = childKind(k, key, v as object);
-        if (child === undefined) throw NOT_FIT;
-        stack.push({ value: v as object, kind: child, depth: depth + 1 });
-      } else if (k === 'result' && key === '_meta') {
-        throw NOT_FIT; // a non-object _meta is dropped by the budgeter
+        stack.push({ value: v as object, kind: fastRole(role), depth: depth + 1 });
       }
     }
     bytes += members === 0 ? 2 : members + 1;
@@ -299,42 +311,17 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
   }
 }
 
-/** The client's schema for the standard result fields: `_meta` and `structuredContent` objects, `content` an array, `isError` a boolean. */
-function resultFieldOk(key: string, v: unknown): boolean {
-  const object = v !== null && typeof v === 'object' && !Array.isArray(v);
-  switch (key) {
-    case '_meta':
-    case 'structuredContent':
-      return object;
-    case 'content':
-      return Array.isArray(v);
-    case 'isError':
-      return typeof v === 'boolean';
-    default:
-      return true;
-  }
+/**
+ * Perf: `structuredContent` is bounded like any structured data when nothing is cut (the budgeter
+ * tells it apart only for the text mirror), so it takes the generic tight loops.
+ */
+function fastRole(role: Role): Role {
+  return role === 'structure' ? 'generic' : role;
 }
 
-function stringRole(k: Kind, key: string): 'text' | 'atomic' | 'generic' {
-  if (key === 'text') return 'text';
-  if ((k === 'block' && key === 'data') || (k === 'resource' && key === 'blob')) return 'atomic';
-  return 'generic';
-}
-
-function childKind(parent: Kind, key: string, v: object): Kind | undefined {
-  const array = Array.isArray(v);
-  switch (parent) {
-    case 'result':
-      if (key === 'content') return array ? 'content' : 'generic';
-      if (key === '_meta') return array ? undefined : 'meta';
-      return 'generic';
-    case 'error':
-      return key === 'data' && !array ? 'errdata' : 'generic';
-    case 'block':
-      if (key === 'resource' && !array) return 'resource';
-      if (key === '_meta' && !array) return 'blockmeta';
-      return 'generic';
-    default:
-      return 'generic';
-  }
+/** The role of a container item (a block in `content`, else generic data). */
+function itemRole(parent: Role, v: object): Role {
+  const role = childRole(parent, '', Array.isArray(v) ? 'array' : 'object');
+  if (role === 'drop' || role === 'invalid') throw NOT_FIT;
+  return fastRole(role);
 }

@@ -71,6 +71,38 @@ export function childRole(parent: Role, key: string, container: Container): Role
   }
 }
 
+/** The container kind of an in-memory value, as {@link childRole} takes it (null is a scalar). */
+export function containerOf(v: unknown): Container {
+  return v === null || typeof v !== 'object' ? 'other' : Array.isArray(v) ? 'array' : 'object';
+}
+
+/**
+ * The role of a scalar child (a string, number, boolean or null): as {@link childRole} gives it
+ * for `other`, except that the result's `isError` must be a boolean (the client's schema).
+ */
+export function scalarRole(parent: Role, key: string, isBoolean: boolean): Role | 'drop' | 'invalid' {
+  if (parent === 'result' && key === 'isError' && !isBoolean) return 'drop';
+  return childRole(parent, key, 'other');
+}
+
+/** Whether an array in this role is bounded by `maxItems` (`content` is bounded by bytes only). */
+export function countsItems(role: Role): boolean {
+  return role !== 'content';
+}
+
+/**
+ * Whether an object in this role is bounded by `maxKeys`: structured data and `_meta` objects are;
+ * the result, the error, the envelope, blocks and resources have members named by the protocol.
+ */
+export function countsKeys(role: Role): boolean {
+  return role === 'generic' || role === 'structure' || role === 'meta' || role === 'errdata' || role === 'blockmeta';
+}
+
+/** The member of a block's `_meta` that marks the notice an earlier pass appended (when `true`). */
+export function isNoticeKey(parent: Role, key: string): boolean {
+  return parent === 'blockmeta' && key === NOTICE_KEY;
+}
+
 /** How a string member of `parent` under `key` is bounded. */
 export function strKind(parent: Role, key: string): StrKind {
   if (parent === 'envelope') return 'envelope';
