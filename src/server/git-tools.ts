@@ -21,6 +21,56 @@ export const GIT_LIMITS = Object.freeze({
 
 const ENTRY = 'src/server/git-tools.ts';
 
+/** Output schemas (published as `outputSchema`; clients reject members a schema does not list). */
+const flag = z.boolean().optional();
+const count = z.number().optional();
+const pageFields = { has_more: z.boolean(), next_cursor: z.string().optional() };
+const LOG_OUTPUT = {
+  ref: z.string(),
+  ref_truncated: flag,
+  path: z.string().optional(),
+  path_truncated: flag,
+  commits: z.array(
+    z.object({
+      hash: z.string(),
+      parents: z.array(z.string()),
+      author: z.string(),
+      email: z.string(),
+      date: z.string(),
+      subject: z.string(),
+      parents_truncated: flag,
+      author_truncated: flag,
+      email_truncated: flag,
+      subject_truncated: flag,
+    }),
+  ),
+  ...pageFields,
+  examined: count,
+};
+const STATUS_OUTPUT = {
+  entries: z.array(z.object({ path: z.string(), status: z.string(), kind: z.enum(['tracked', 'conflict', 'untracked']), path_truncated: flag })),
+  ...pageFields,
+  warning: z.string().optional(),
+};
+const REFS_OUTPUT = {
+  refs: z.array(z.object({ name: z.string(), target: z.string(), name_truncated: flag })),
+  ...pageFields,
+  examined: count,
+  warning: z.string().optional(),
+  skipped: count,
+};
+const STASHES_OUTPUT = {
+  stashes: z.array(z.object({ ref: z.string(), commit: z.string(), message: z.string(), message_truncated: flag })),
+  ...pageFields,
+  examined: count,
+};
+const MERGE_OUTPUT = {
+  in_progress: z.enum(['merge', 'rebase', 'cherry-pick', 'revert']).nullable(),
+  conflicts: z.array(z.string()),
+  conflicts_capped: z.boolean(),
+  conflict_paths_truncated: flag,
+};
+
 export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec): void {
   // One runner per server; each tool call takes its own scope (repository checks and config read
   // once per call: config can change between calls).
@@ -43,6 +93,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git log --max-count=limit+1 (no walk for a total); with path: rev-list of a 2000-commit window, then log --no-walk of that window',
         structured_content: 'the page object; the text block is its JSON',
       },
+      outputSchema: LOG_OUTPUT,
       run: ({ ref, path, limit, cursor }) => gitLog(git(), ws, cursors, { ref, path, limit, cursor, page: ctx.page }),
     },
     'the `path` argument',
@@ -62,6 +113,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
           'git status --porcelain=v2 -z --untracked-files=no, stopped at the page; untracked from ls-files --others --directory, each untracked directory the page reaches listed through the gate and checked against the ignore rules per level, 5 s time cap',
         structured_content: 'the page object; the text block is its JSON',
       },
+      outputSchema: STATUS_OUTPUT,
       run: ({ limit, cursor }) => gitStatus(git(), cursors, { limit, cursor, page: ctx.page }),
     },
     'workspace_search_files',
@@ -85,7 +137,8 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
             'packed-refs binary-searched and streamed, loose refs merged one sorted directory level at a time, stopped at the page (or after 1000 candidates with match); git for-each-ref when the repository shape is unusual',
           structured_content: 'the page object; the text block is its JSON',
         },
-        run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor, page: ctx.page }),
+        outputSchema: REFS_OUTPUT,
+      run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor, page: ctx.page }),
       },
       'the `match` argument',
     );
@@ -104,6 +157,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         backend_query_bound: 'git log --walk-reflogs refs/stash --max-count=limit+1 (or 1001 candidates with match)',
         structured_content: 'the page object; the text block is its JSON',
       },
+      outputSchema: STASHES_OUTPUT,
       run: ({ match, limit, cursor }) => gitStashes(git(), cursors, { match, limit, cursor, page: ctx.page }),
     },
     'the `match` argument',
@@ -119,6 +173,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'git-path checks; git diff --name-only --diff-filter=U -z stopped at the cap',
       structured_content: 'the status object; the text block is its JSON',
     },
+    outputSchema: MERGE_OUTPUT,
     run: () => gitMergeStatus(git(), ctx.page),
   });
   const caps = { ...GIT_WRITE_LIMITS };
@@ -137,6 +192,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'caps and confinement checked before git runs; git commit --no-verify -F - (message on stdin)',
       structured_content: 'the receipt object; the text block is its JSON',
     },
+    outputSchema: { commit: z.string(), branch: z.string().nullable(), files_changed: z.number() },
     run: (args) => gitCommit(git(), ws, args),
   });
   defineMutationTool<{ name: string; start_point?: string }>(ctx, {
@@ -154,6 +210,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'name validated (check-ref-format, no leading "-") before git runs; git branch --end-of-options',
       structured_content: 'the receipt object; the text block is its JSON',
     },
+    outputSchema: { branch: z.string(), commit: z.string() },
     run: (args) => gitCreateBranch(git(), args),
   });
   defineMutationTool<{ name: string; target?: string; message?: string }>(ctx, {
@@ -172,6 +229,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       backend_query_bound: 'name and message validated before git runs; git tag --no-sign --end-of-options',
       structured_content: 'the receipt object; the text block is its JSON',
     },
+    outputSchema: { tag: z.string(), commit: z.string(), annotated: z.boolean() },
     run: (args) => gitCreateTag(git(), args),
   });
 }

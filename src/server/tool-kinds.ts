@@ -42,9 +42,22 @@ export interface ToolContext {
   page: PageBudget;
   /** Bounds the tool handlers running at once (created on first registration). */
   work?: WorkLimiter;
+  /** Every tool as registered, in order: the one source `exec` derives its actions from. */
+  declared?: DeclaredTool[];
 }
 
-type Shape = Record<string, z.ZodTypeAny>;
+/** Zod shape of a tool's input or output object. */
+export type Shape = Record<string, z.ZodTypeAny>;
+
+/** A registered tool as `exec` reuses it: the same input shape, output schema and handler. */
+export interface DeclaredTool {
+  name: string;
+  inputShape: Shape;
+  outputSchema: Shape | undefined;
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  /** The tool's handler on validated arguments, outside the work limiter (the caller holds a slot). */
+  handler: (args: Record<string, unknown>) => Promise<CallToolResult>;
+}
 
 interface BaseSpec<A> {
   name: string;
@@ -123,10 +136,11 @@ function register(
   name: string,
   description: string,
   shape: Shape,
-  annotations: object,
+  annotations: DeclaredTool['annotations'],
   handler: (args: Record<string, unknown>) => Promise<CallToolResult>,
   outputSchema?: Shape,
 ): void {
+  (ctx.declared ??= []).push({ name, inputShape: shape, outputSchema, annotations, handler });
   const config = outputSchema === undefined ? { description, inputSchema: shape, annotations } : { description, inputSchema: shape, annotations, outputSchema };
   const work = (ctx.work ??= new WorkLimiter());
   ctx.server.registerTool(name, config, async (args: Record<string, unknown>, extra: { signal?: AbortSignal; authInfo?: { clientId?: unknown } }) => {
@@ -188,6 +202,8 @@ export function defineMutationTool<A>(
     caps: Record<string, number>;
     /** The tool can replace or remove existing data (MCP `destructiveHint`). @default false */
     destructive?: boolean;
+    /** Repeating the call with the same arguments changes nothing more (MCP `idempotentHint`). @default false */
+    idempotent?: boolean;
   },
 ): void {
   register(
@@ -195,7 +211,7 @@ export function defineMutationTool<A>(
     spec.name,
     spec.description,
     spec.args,
-    { readOnlyHint: false, destructiveHint: spec.destructive === true },
+    { readOnlyHint: false, destructiveHint: spec.destructive === true, ...(spec.idempotent === true ? { idempotentHint: true } : {}) },
     async (args) => structured(await spec.run(args as A)),
     spec.outputSchema,
   );
@@ -213,6 +229,13 @@ function rowOf(ctx: ToolContext, spec: BaseSpec<never> | PagedSpec<never>, class
     per_item_budget: spec.row.per_item_budget,
     result_budget: ctx.resultBudget,
     backend_query_bound: spec.row.backend_query_bound,
-    structured_content: spec.row.structured_content,
+    structured_content: spec.outputSchema === undefined ? spec.row.structured_content : `${spec.row.structured_content}; outputSchema: ${membersOf(spec.outputSchema)}`,
   };
+}
+
+/** The members an output schema lists, optional ones marked `?` (the inventory quotes them). */
+function membersOf(shape: Shape): string {
+  return Object.entries(shape)
+    .map(([k, s]) => (s.safeParse(undefined).success ? `${k}?` : k))
+    .join(', ');
 }

@@ -22,6 +22,46 @@ export const WORKSPACE_LIMITS = Object.freeze({
 });
 
 const ENTRY = 'src/server/workspace-tools.ts';
+
+/** Output schemas (published as `outputSchema`; clients reject members a schema does not list). */
+const flag = z.boolean().optional();
+const pageFields = { has_more: z.boolean(), next_cursor: z.string().optional() };
+const LIST_DIR_OUTPUT = {
+  path: z.string(),
+  path_truncated: flag,
+  entries: z.array(z.object({ name: z.string(), type: z.enum(['file', 'directory', 'symlink', 'other']), name_base64: z.string().optional() })),
+  ...pageFields,
+  warning: z.string().optional(),
+};
+const SCAN_OUTPUT = {
+  directories: z.array(
+    z.object({ name: z.string(), name_base64: z.string().optional(), entries: z.number(), files: z.number(), directories: z.number(), capped: z.boolean(), error: z.string().optional() }),
+  ),
+  ...pageFields,
+};
+const SEARCH_OUTPUT = {
+  query: z.string(),
+  query_truncated: flag,
+  path: z.string(),
+  path_truncated: flag,
+  matches: z.array(z.string()),
+  ...pageFields,
+  non_utf8: z.array(z.object({ index: z.number(), path_base64: z.string() })).optional(),
+  truncated_scan: flag,
+  note: z.string().optional(),
+};
+const READ_FILE_OUTPUT = {
+  path: z.string(),
+  path_truncated: flag,
+  offset: z.number(),
+  bytes: z.number(),
+  size: z.number(),
+  eof: z.boolean(),
+  next_offset: z.number().optional(),
+  encoding: z.enum(['utf8', 'base64']),
+  content: z.string(),
+};
+const SEED_OUTPUT = { written: z.number(), bytes: z.number(), paths: z.array(z.string()), created_directories: z.number() };
 /** A read window's fields besides its path and content (offsets, sizes, flags, encoding). */
 const WINDOW_FIELDS_BYTES = 160;
 /** The documented window holds for paths up to this many bytes as JSON; a longer path leaves less room. */
@@ -61,6 +101,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         backend_query_bound: 'fs.opendir iteration stops after limit+1 entries; resume from a cached handle or a capped re-scan',
         structured_content: 'the page object; the text block is its JSON',
       },
+      outputSchema: LIST_DIR_OUTPUT,
       run: async ({ path: p, limit, cursor }) => fitEchoes(await browser.list(p, limit, cursor), ctx.page, ['path']),
     },
     'workspace_search_files',
@@ -80,6 +121,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         backend_query_bound: 'root opendir stops after limit+1 directories; each summary reads at most 1001 entries',
         structured_content: 'the page object; the text block is its JSON',
       },
+      outputSchema: SCAN_OUTPUT,
       run: ({ limit, cursor }) => scanWorkspace(browser, ws, limit, cursor),
     },
     'workspace_search_files',
@@ -100,6 +142,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         'confined depth-first walk: opendir streamed on directory descriptors, links never entered, directories that cannot match pruned; at most 100,000 entries and 2 s per call; a resume re-reads to its position (at most 1,000,000 entries); extglobs and over 3 wildcard runs refused',
       structured_content: 'the page object; the text block is its JSON',
     },
+    outputSchema: SEARCH_OUTPUT,
     run: async ({ query, path: p, limit, cursor }) =>
       fitEchoes(
         await searchFiles(ws, cursors, query, p, limit, cursor, pageBytes, { maxPathBytes: searchPathBytes(ctx.page, DEFAULT_SEARCH_LIMITS.maxPathBytes) }),
@@ -123,6 +166,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       backend_query_bound: 'reads at most max_bytes bytes at offset; never the whole file',
       structured_content: 'the window object; the text block is its JSON',
     },
+    outputSchema: READ_FILE_OUTPUT,
     run: async ({ path: p, offset, max_bytes }) => {
       // The window's content shares the page with the echoed path (itself fitted to a page string).
       const echoBytes = Math.min(Buffer.byteLength(JSON.stringify(p)), ctx.page.maxPageStringBytes);
@@ -150,6 +194,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         'caps and paths (no `.git` component) checked before any write; directories opened from the root descriptor without following links; staged with O_EXCL|O_NOFOLLOW, then linked or renamed within the opened directory; rolled back on failure; refused off Linux',
       structured_content: 'the receipt object; the text block is its JSON',
     },
+    outputSchema: SEED_OUTPUT,
     run: ({ files, overwrite }) => seedFiles(ws, files, overwrite === true),
   });
   return browser;
