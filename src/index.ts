@@ -1,21 +1,34 @@
-/** Public entry: explicit named exports only. */
-export { boundJson, boundResult, type BoundedJson } from './engine/bound.js';
-export { Budgeter, type RootKind } from './engine/budgeter.js';
-export { ByteBudget } from './engine/byte-source.js';
-export { BudgetError, type BudgetErrorCode } from './engine/errors.js';
+/**
+ * Public entry (`mcp-result-budget`): the engine and the byte-stream functions, explicit named
+ * exports only. Importing it loads neither the MCP SDK nor a schema validator (a test checks
+ * this); the SDK transport decorator is at `mcp-result-budget/transport` and the stdio proxy at
+ * `mcp-result-budget/proxy`.
+ */
 export {
+  boundJson,
+  boundResult,
+  Budgeter,
+  BudgetError,
+  BUDGET_KINDS,
+  ByteBudget,
+  contradictions,
   DEFAULT_LIMITS,
   LIMIT_RANGES,
+  minResultBytes,
+  MIRROR_SUMMARY,
   NOTICE_KEY,
   REPORT_KEY,
+  resolveLimits,
   SCALED_LIMITS,
+  scaledLimits,
+  type BoundedJson,
+  type BudgetErrorCode,
+  type BudgetKind,
   type BudgetLimits,
   type BudgetOptions,
-} from './engine/limits.js';
-export { contradictions, minResultBytes, resolveLimits, scaledLimits, type ResolvedLimits } from './engine/options.js';
-export { MIRROR_SUMMARY } from './engine/text-mirror.js';
-export { BUDGET_KINDS, type BudgetKind, type BudgetReport } from './engine/report.js';
-export type { ChunkSink } from './engine/output.js';
+  type BudgetReport,
+  type ChunkSink,
+  type ResolvedLimits,
+  type RootKind,
+} from './engine/index.js';
 export { boundBytes, boundStream, type BoundStreamOptions } from './stream/bound-stream.js';
-export { withResultBudget, type ResultBudgetOptions } from './transport/with-result-budget.js';
-export { runProxy, type ProxyOptions } from './transport/proxy.js';

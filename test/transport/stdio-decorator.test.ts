@@ -47,9 +47,9 @@ async function until(ok: () => boolean, timeoutMs = 5000): Promise<void> {
 }
 
 describe('withResultBudget over the real stdio transport', () => {
-  it('stdio-decorator: the package entry exports withResultBudget', async () => {
+  it('stdio-decorator: the ./transport entry exports withResultBudget', async () => {
     // A computed specifier: the test type-checks without a build.
-    const mod = (await import(new URL('../../dist/index.js', import.meta.url).href)) as Record<string, unknown>;
+    const mod = (await import(new URL('../../dist/transport/index.js', import.meta.url).href)) as Record<string, unknown>;
     expect(typeof mod.withResultBudget).toBe('function');
   });
 
