@@ -15,6 +15,8 @@ import { pageBudgetFor } from './page-budget.js';
 import { registerWorkspaceTools } from './workspace-tools.js';
 import { registerTeamTools } from './team-tools.js';
 import { TeamSession, type TeamSessionOptions } from '../team/index.js';
+import { registerExecTool } from './exec-tool.js';
+import { withExecReports, type ActionRegistry } from '../exec/index.js';
 
 export const SERVER_NAME = 'mcp-result-budget-workspace';
 export const SERVER_VERSION = '0.1.0';
@@ -24,6 +26,8 @@ export interface WorkspaceServer {
   workspace: Workspace;
   /** Inventory rows of the registered tools, in registration order. */
   rows: InventoryRow[];
+  /** The actions of `exec`: every other tool, by `domain.verb`. */
+  actions: ActionRegistry;
   /** Connect over a transport; the transport is wrapped with the result budget. */
   connect(transport: Transport): Promise<void>;
   close(): Promise<void>;
@@ -45,11 +49,14 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
   const session = new TeamSession(workspace.root, team);
   await session.startup();
   registerTeamTools(ctx, session, cursors);
+  const actions = registerExecTool(ctx, limits); // last: its actions are the tools declared above
   return {
     server,
     workspace,
     rows: ctx.rows,
-    connect: (transport) => server.connect(withResultBudget(transport, budget)),
+    actions,
+    // exec's answers move under the report key once the budget has passed them
+    connect: (transport) => server.connect(withResultBudget(withExecReports(transport), budget)),
     close: async () => {
       browser.close();
       await server.close();

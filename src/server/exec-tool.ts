@@ -1,0 +1,66 @@
+/**
+ * `exec {action, input}`: one typed front door for every built-in tool of `serve`. Registered
+ * last, from the tools already declared, so every tool is an action and no list is kept twice.
+ * The envelope and its limit are `src/exec/envelope.ts`; the action rows are
+ * `specs/exec-action-inventory.json`.
+ */
+import { z } from 'zod';
+import type { ResolvedLimits } from '../engine/index.js';
+import { ActionRegistry, EXEC_LIMITS, execute } from '../exec/index.js';
+import { toolError, type ToolContext } from './tool-kinds.js';
+import { WorkLimiter } from './work-limiter.js';
+
+const ENTRY = 'src/server/exec-tool.ts';
+
+/** exec's arguments: the action's name and its input (the action's own tool's arguments). */
+const EXEC_INPUT = {
+  action: z.string().min(1).max(EXEC_LIMITS.maxActionChars).describe('Action name, domain.verb (e.g. workspace.list_dir, git.log, task.create).'),
+  input: z.record(z.string(), z.unknown()).optional().describe("The action's input: the same arguments as its tool (default {})."),
+};
+
+/** The success envelope (an `isError` answer has no structure). */
+const EXEC_OUTPUT = {
+  action: z.string(),
+  ok: z.literal(true),
+  result: z.record(z.string(), z.unknown()),
+};
+
+/** Register `exec` over the tools declared so far; returns its registry. */
+export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): ActionRegistry {
+  const registry = new ActionRegistry(ctx.declared ?? []);
+  const settings = { limits, page: ctx.page };
+  const names = registry.list().map((a) => a.name);
+  const work = (ctx.work ??= new WorkLimiter());
+  ctx.server.registerTool(
+    'exec',
+    {
+      description:
+        `Run one built-in action by name with its tool's input; the answer is {action, ok, result}, result typed by the action's output schema, ` +
+        `at most ${EXEC_LIMITS.envelopeBytes} bytes. A larger read answer is withheld with what to change (limit, max_bytes, cursor); a larger mutation answer is a receipt (applied: do not repeat). ` +
+        `Actions: ${names.join(', ')}.`,
+      inputSchema: EXEC_INPUT,
+      outputSchema: EXEC_OUTPUT,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    },
+    async (args: { action: string; input?: Record<string, unknown> | undefined }, extra: { signal?: AbortSignal }) => {
+      try {
+        // One work slot for the whole call: the action's handler runs inside it, never taking another.
+        return await work.run(extra.signal, () => execute(registry, settings, args.action, args.input));
+      } catch (e) {
+        return toolError(e);
+      }
+    },
+  );
+  ctx.rows.push({
+    name: 'exec',
+    entry_point: `${ENTRY}#exec`,
+    classification: 'mutation',
+    limit: null,
+    paging: 'per action, as its tool pages (specs/exec-action-inventory.json); an answer over the envelope limit names the inputs that shrink it and the cursor or offset to keep',
+    per_item_budget: `envelope {action, ok, result} ≤ ${EXEC_LIMITS.envelopeBytes} bytes and within the server budget whole; over it: result_budget_exceeded guidance (read-only) or an applied receipt (mutation)`,
+    result_budget: ctx.resultBudget,
+    backend_query_bound: "the action's tool: the same input schema, caps and run function",
+    structured_content: 'the envelope object; the text block is its JSON; outputSchema: action, ok, result',
+  });
+  return registry;
+}
