@@ -23,6 +23,9 @@ const USAGE = `Usage:
                   | set-role NAME ROLE | import FILE
       Administer the team store's members, or import JSON Lines (kind: member, channel, message,
       task, comment; one object per line).
+  mcp-budget exec ACTION [--input JSON | --input-file FILE] [--root DIR] [--team-db PATH] [--as NAME] [budget flags]
+      Run one action of serve's exec tool (domain.verb, e.g. workspace.list_dir) and print its envelope
+      as JSON (exit 0 ok, 1 an isError envelope).
   mcp-budget demo [budget flags]
       Bound a generated oversized result and print what came out, with its report.
   mcp-budget limits [budget flags]
@@ -165,6 +168,10 @@ async function main(argv: string[]): Promise<number> {
       const { runServe } = await import('./commands/serve.js');
       await runServe(root, options, { team, ...(http.maxRequestBytes === undefined ? {} : { maxRequestBytes: http.maxRequestBytes }) });
       return 0;
+    }
+    case 'exec': {
+      const { runExec } = await import('./commands/exec.js');
+      return runExec(rest, options, process.stdout);
     }
     case 'team': {
       const { runTeam } = await import('./commands/team.js');

@@ -1,0 +1,86 @@
+/**
+ * `mcp-budget exec ACTION [--input JSON | --input-file FILE] [--root DIR] [--team-db PATH] [--as NAME]`:
+ * one `exec` action run in process, on the same server `serve` builds (same tools, limits and
+ * store), printing the same envelope the `exec` tool answers, as one JSON line on stdout. Exit 0
+ * on a typed success, 1 on an `isError` envelope, 2 on a usage error (thrown as `UsageError`).
+ */
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../cli/args.js';
+import { resolveLimits, type BudgetOptions } from '../engine/index.js';
+import { execute, promoteExecReport } from '../exec/index.js';
+import { createWorkspaceServer } from '../server/create-server.js';
+import { pageBudgetFor } from '../server/page-budget.js';
+
+/** Largest `--input-file` read, in bytes: the largest input a `serve` message may carry. */
+export const MAX_EXEC_INPUT_FILE_BYTES = 64 * 1024 * 1024;
+
+interface ExecArgs {
+  action: string;
+  input: unknown;
+  root: string;
+  team: { dbPath?: string; as?: string };
+}
+
+/** Parse `exec`'s arguments (budget flags are already taken out by the caller). */
+export function parseExecArgs(rest: readonly string[]): ExecArgs {
+  let action: string | undefined;
+  let inputText: string | undefined;
+  let inputFile: string | undefined;
+  let root = process.cwd();
+  const team: ExecArgs['team'] = {};
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    const flag = a.startsWith('--') ? a.split('=')[0]! : undefined;
+    if (flag === undefined) {
+      if (action !== undefined) throw new UsageError(`exec takes one action, got \`${action}\` and \`${a}\``);
+      action = a;
+      continue;
+    }
+    const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+    if (v === undefined || (v === '' && flag !== '--input')) throw new UsageError(`\`${flag}\` needs a value`);
+    if (flag === '--input') inputText = v;
+    else if (flag === '--input-file') inputFile = v;
+    else if (flag === '--root') root = v;
+    else if (flag === '--team-db') team.dbPath = v;
+    else if (flag === '--as') team.as = v;
+    else throw new UsageError(`Unknown argument \`${flag}\` for exec`);
+  }
+  if (action === undefined) throw new UsageError('exec needs an action, e.g. `mcp-budget exec workspace.list_dir --input {}`');
+  if (inputText !== undefined && inputFile !== undefined) throw new UsageError('exec takes `--input` or `--input-file`, not both');
+  if (inputFile !== undefined) inputText = readInputFile(inputFile);
+  let input: unknown = {};
+  if (inputText !== undefined) {
+    try {
+      input = JSON.parse(inputText);
+    } catch (e) {
+      throw new UsageError(`Expected \`${inputFile === undefined ? '--input' : '--input-file'}\` to be JSON: ${(e as Error).message}`);
+    }
+  }
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('The exec input must be a JSON object');
+  return { action, input, root, team };
+}
+
+function readInputFile(path: string): string {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path === '-' ? 0 : path);
+  } catch (e) {
+    throw new UsageError(`Cannot read \`--input-file\` ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if (buf.length > MAX_EXEC_INPUT_FILE_BYTES) throw new UsageError(`\`--input-file\` is ${buf.length} bytes; at most ${MAX_EXEC_INPUT_FILE_BYTES}`);
+  return buf.toString('utf8');
+}
+
+/** Run `exec` once and print its envelope; returns the exit code (0 ok, 1 isError). */
+export async function runExec(rest: readonly string[], budget: BudgetOptions, stdout: NodeJS.WritableStream): Promise<number> {
+  const args = parseExecArgs(rest);
+  const limits = resolveLimits(budget);
+  const ws = await createWorkspaceServer(args.root, budget, args.team);
+  try {
+    const result = promoteExecReport(await execute(ws.actions, { limits, page: pageBudgetFor(limits) }, args.action, args.input));
+    stdout.write(JSON.stringify(result) + '\n');
+    return result.isError === true ? 1 : 0;
+  } finally {
+    await ws.close();
+  }
+}
