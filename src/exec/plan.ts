@@ -29,7 +29,8 @@ export interface ContinuationPlan {
 }
 
 export function continuationPlanOf(input: Shape, output: Shape): ContinuationPlan {
-  const has = (shape: Shape) => (k: string) => Object.hasOwn(shape, k);
+  // A list tool declares q/query/search only to refuse them ("Not accepted: use … to search").
+  const has = (shape: Shape) => (k: string) => Object.hasOwn(shape, k) && !(shape[k]!.description ?? '').startsWith('Not accepted');
   return {
     shrink: SHRINK_INPUTS.filter(has(input)),
     position: POSITION_INPUTS.filter(has(input)),
