@@ -1,5 +1,8 @@
-/** The team layer's face: the store interface, the SQLite engine, paths, import and limits. */
+/** The team layer's face: the store interface, the SQLite and PostgreSQL engines, paths, import and limits. */
 export { SqliteTeamStore } from './sqlite-store.js';
+export { PgTeamStore } from './pg-store.js';
+export { PG_SETTINGS, isPostgresTarget } from './pg-connect.js';
+export { PG_SCHEMA_VERSION } from './pg-schema.js';
 export { TeamSession, type TeamSessionOptions } from './session.js';
 export { importJsonLines, type ImportOptions, type ImportSummary } from './import.js';
 export { defaultTeamDbPath, resolveTeamDbPath, isInside } from './paths.js';

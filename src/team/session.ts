@@ -1,5 +1,7 @@
 /**
- * The team store as `serve` uses it: the file chosen for the workspace (refused inside the root),
+ * The team store as `serve` uses it: a PostgreSQL database when `--team-db` names one
+ * (`postgres://…` or libpq keywords: opened and checked at startup), else the SQLite file chosen
+ * for the workspace (refused inside the root),
  * opened at startup when it exists (so a corrupt, locked, foreign or newer file, or an unknown
  * `--as`, stops the server with a clear error), and created on the first team call otherwise, so
  * serving a workspace without using the team tools leaves no file behind. The calling member is
@@ -9,12 +11,14 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { userInfo } from 'node:os';
 import { resolveTeamDbPath } from './paths.js';
+import { isPostgresTarget, pgLabel } from './pg-connect.js';
+import { PgTeamStore } from './pg-store.js';
 import { SqliteTeamStore } from './sqlite-store.js';
 import { TeamError, type Member, type TeamStore } from './types.js';
 
 /** Options of {@link TeamSession}. */
 export interface TeamSessionOptions {
-  /** The store file (`--team-db`). @default the per-user state file for the root */
+  /** The store file, or a PostgreSQL database (`postgres://…`) (`--team-db`). @default the per-user state file for the root */
   dbPath?: string;
   /** The calling member's name (`--as`). @default the OS user name */
   as?: string;
@@ -34,7 +38,10 @@ export class TeamSession {
   private readonly file: string;
   /** Why the default file cannot be used (it is inside the root): told on the first team call. */
   private readonly unusable: TeamError | undefined;
-  private store: SqliteTeamStore | undefined;
+  private store: TeamStore | undefined;
+  private opening: Promise<TeamStore> | undefined;
+  /** `--team-db` names a PostgreSQL database. */
+  private readonly postgres: boolean;
 
   /**
    * Resolves the file; opens nothing yet. An explicit file inside the root throws
@@ -43,9 +50,10 @@ export class TeamSession {
    */
   constructor(realRoot: string, private readonly options: TeamSessionOptions = {}) {
     this.memberName = options.as ?? defaultMemberName();
+    this.postgres = options.dbPath !== undefined && isPostgresTarget(options.dbPath);
     let file = '';
     try {
-      file = resolveTeamDbPath(realRoot, options.dbPath, false);
+      if (!this.postgres) file = resolveTeamDbPath(realRoot, options.dbPath, false);
     } catch (e) {
       if (!(e instanceof TeamError)) throw e;
       if (options.dbPath !== undefined) throw new TeamError(e.code, `${e.code}: ${e.message}`, e.data);
@@ -55,12 +63,13 @@ export class TeamSession {
   }
 
   private label(): string {
+    if (this.postgres) return pgLabel(this.options.dbPath!);
     return this.options.dbPath !== undefined ? this.options.dbPath : '(the default team store)';
   }
 
   /** Open the store now when its file exists, and check the calling member. Throws `TeamError`. */
   async startup(): Promise<void> {
-    if (this.unusable !== undefined || !existsSync(this.file)) return;
+    if (this.unusable !== undefined || (!this.postgres && !existsSync(this.file))) return;
     try {
       await this.open();
     } catch (e) {
@@ -70,15 +79,26 @@ export class TeamSession {
     }
   }
 
-  private async open(): Promise<SqliteTeamStore> {
-    if (this.store !== undefined) return this.store;
+  /** Open once: concurrent first calls share one opening (a database store opens asynchronously). */
+  private open(): Promise<TeamStore> {
+    if (this.store !== undefined) return Promise.resolve(this.store);
+    this.opening ??= this.openNow().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private async openNow(): Promise<TeamStore> {
     if (this.unusable !== undefined) throw this.unusable;
-    if (!existsSync(this.file)) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const store = SqliteTeamStore.open(this.file, this.label());
+    let store: TeamStore;
+    if (this.postgres) {
+      store = await PgTeamStore.open(this.options.dbPath!);
+    } else {
+      if (!existsSync(this.file)) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+      store = SqliteTeamStore.open(this.file, this.label());
+    }
     try {
-      if (await store.isEmpty()) {
-        await store.addMember(this.memberName, 'owner');
-      } else {
+      // Two replicas starting on one empty database may both try to add the first owner.
+      const added = (await store.isEmpty()) && (await store.addMember(this.memberName, 'owner').then(() => true, (e: unknown) => (e instanceof TeamError && e.code === 'ALREADY_EXISTS' ? false : Promise.reject(e))));
+      if (!added) {
         const me = await store.getMember(this.memberName);
         if (me === undefined || !me.active) {
           throw new TeamError(

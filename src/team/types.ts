@@ -29,6 +29,8 @@ export type TeamErrorCode =
   | 'STORE_CORRUPT'
   /** Another process holds a lock on the store longer than the busy timeout. */
   | 'STORE_LOCKED'
+  /** The store's database server cannot be reached, or refused the connection (PostgreSQL). */
+  | 'STORE_UNAVAILABLE'
   /** The store was written by a newer version of this program. */
   | 'STORE_NEWER_SCHEMA'
   /** The file is a SQLite database, but not a team store. */

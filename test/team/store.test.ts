@@ -1,265 +1,99 @@
 /**
- * The SQLite team store used directly: keyset pages walked while rows are inserted, ranked search,
- * exact task filters and identity lookup, role-scoped member options, the inbox's read/ack rules,
- * caps that write nothing, and store files that must be refused rather than re-created.
+ * The SQLite team store: the shared behaviour suite (behaviour.ts), then what only a store file
+ * has: corrupt, foreign and newer files refused and left as they are, and the JSON Lines import.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, SqliteTeamStore, TEAM_READ_LIMITS, TeamError, importJsonLines, type Member, type SearchPos, type TimeKey } from '../../src/team/index.js';
+import { SCHEMA_VERSION, SqliteTeamStore, importJsonLines, type TeamStore } from '../../src/team/index.js';
+import { codeOf, describeStoreBehaviour } from './behaviour.js';
 
-let dir: string;
-let store: SqliteTeamStore;
-let owner: Member;
+const dirs = new Map<TeamStore, string>();
 
-beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'team-store-'));
-  store = SqliteTeamStore.open(join(dir, 'team.db'));
-  owner = await store.addMember('olga', 'owner');
+describe('SQLite engine', () => {
+  describeStoreBehaviour({
+    name: 'sqlite',
+    async fresh() {
+      const d = mkdtempSync(join(tmpdir(), 'team-store-'));
+      const s = SqliteTeamStore.open(join(d, 'team.db'));
+      dirs.set(s, d);
+      return s;
+    },
+    async release(s) {
+      await s.close();
+      rmSync(dirs.get(s)!, { recursive: true, force: true });
+      dirs.delete(s);
+    },
+    async sendMany(s, author, messages) {
+      const sq = s as SqliteTeamStore;
+      sq.write(() => {
+        for (const m of messages) sq.messages.send(author, m);
+      });
+    },
+  });
 });
 
-afterEach(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+describe('SQLite files', () => {
+  let dir: string;
+  let store: SqliteTeamStore;
 
-async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (e) {
-    return e instanceof TeamError ? e.code : `not a TeamError: ${String(e)}`;
-  }
-  return 'no error';
-}
-
-describe('messages', () => {
-  it('history: a cursor walk returns every message once, newest first, while new ones arrive', async () => {
-    for (let i = 0; i < 250; i++) await store.sendMessage(owner, { channel: 'general', body: `m${i}`, at: 1_000 + Math.floor(i / 3) });
-    const seen: number[] = [];
-    let after: TimeKey | undefined;
-    let last: TimeKey | undefined;
-    for (let n = 0; ; n++) {
-      const page = await store.history('general', after, 17);
-      for (const m of page.rows) {
-        if (last !== undefined) expect(m.created_at < last.at || (m.created_at === last.at && m.id < last.id)).toBe(true);
-        last = { at: m.created_at, id: m.id };
-        seen.push(m.id);
-      }
-      // concurrent sends land ahead of the cursor and never inside the walk
-      await store.sendMessage(owner, { channel: 'general', body: `late ${n}` });
-      if (!page.more) break;
-      after = last;
-    }
-    expect(seen).toHaveLength(250);
-    expect(new Set(seen).size).toBe(250);
-    expect(await codeOf(store.history('nope', undefined, 5))).toBe('NOT_FOUND');
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'team-store-'));
+    store = SqliteTeamStore.open(join(dir, 'team.db'));
+    await store.addMember('olga', 'owner');
   });
 
-  it('search: planted words ranked by (bm25, id), walked exactly once, bounded snippets', async () => {
-    for (let i = 0; i < 120; i++) await store.sendMessage(owner, { channel: i % 2 ? 'a' : 'b', body: `filler text ${i} ${i % 3 === 0 ? 'zephyr' : ''} ${'pad '.repeat(i % 7)}` });
-    await store.sendMessage(owner, { channel: 'a', body: 'the quokka jumps' });
-    const rare = await store.searchMessages('quokka', undefined, { hi: await store.lastMessageId() }, 10);
-    expect(rare.rows.map((r) => r.body)).toEqual(['the quokka jumps']);
-    expect(rare.rows[0]!.snippet).toContain('[quokka]');
-    const snap = await store.lastMessageId();
-    const ids: number[] = [];
-    let from: SearchPos = { hi: snap };
-    let prev: { score: number; id: number } | undefined;
-    for (;;) {
-      const page = await store.searchMessages('zephyr', undefined, from, 7);
-      expect(page.windowed).toBe(false);
-      // scores drift as messages arrive (corpus statistics), so order is checked within a page
-      prev = undefined;
-      for (const h of page.rows) {
-        if (prev !== undefined) expect(h.score > prev.score || (h.score === prev.score && h.id > prev.id)).toBe(true);
-        prev = { score: h.score, id: h.id };
-        ids.push(h.id);
-      }
-      await store.sendMessage(owner, { channel: 'a', body: 'zephyr arrives later' }); // above the snapshot
-      if (!page.more) break;
-      from = page.next!;
-    }
-    expect(ids).toHaveLength(40);
-    expect(new Set(ids).size).toBe(40);
-    const inA = await store.searchMessages('zephyr', 'a', { hi: snap }, 100);
-    expect(inA.rows.every((r) => r.channel === 'a')).toBe(true);
-    expect(await codeOf(store.searchMessages('!!! ***', undefined, { hi: snap }, 5))).toBe('INVALID_PARAMS');
-    expect((await store.searchMessages('"OR NEAR(', undefined, { hi: snap }, 5)).rows).toEqual([]);
-    expect((await store.searchMessages('NEAR OR zephyr', undefined, { hi: snap }, 5)).rows).toEqual([]);
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it('search: more matches than a window are ranked window by window, newest first, each exactly once', async () => {
-    const total = TEAM_READ_LIMITS.searchWindowMatches + 250;
-    store.write(() => {
-      for (let i = 0; i < total; i++) store.messages.send(owner, { channel: i % 3 ? 'a' : 'b', body: `common ${'word '.repeat(i % 5)}${i}`, at: i });
+  describe('store files', () => {
+    it('corrupt, foreign and newer files are refused and left byte-identical', async () => {
+      const corrupt = join(dir, 'corrupt.db');
+      writeFileSync(corrupt, Buffer.alloc(8192, 7));
+      expect(await codeOf(() => SqliteTeamStore.open(corrupt))).toBe('STORE_CORRUPT');
+      expect(readFileSync(corrupt)).toEqual(Buffer.alloc(8192, 7));
+
+      const foreign = join(dir, 'foreign.db');
+      const f = new Database(foreign);
+      f.exec('CREATE TABLE x (y)');
+      f.close();
+      expect(await codeOf(() => SqliteTeamStore.open(foreign))).toBe('STORE_FOREIGN');
+
+      const newer = join(dir, 'newer.db');
+      SqliteTeamStore.open(newer).db.close();
+      const n = new Database(newer);
+      n.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+      n.close();
+      const bytes = readFileSync(newer);
+      expect(await codeOf(() => SqliteTeamStore.open(newer))).toBe('STORE_NEWER_SCHEMA');
+      expect(readFileSync(newer)).toEqual(bytes);
     });
-    const seen = new Set<number>();
-    let from: SearchPos = { hi: await store.lastMessageId() };
-    let windows = 0;
-    let calls = 0;
-    for (;;) {
-      const page = await store.searchMessages('common', undefined, from, 100);
-      // windowed: this window has older matches below it (the last window has none)
-      expect(page.windowed).toBe(windows === 0);
-      for (const h of page.rows) seen.add(h.id);
-      calls++;
-      if (!page.more) break;
-      if (page.next!.after === undefined) windows++;
-      from = page.next!;
-    }
-    expect(seen.size).toBe(total);
-    expect(windows).toBe(1);
-    // the first window is the newest matches: the oldest 250 come last
-    const first = await store.searchMessages('common', undefined, { hi: await store.lastMessageId() }, 100);
-    expect(Math.min(...first.rows.map((r) => r.id))).toBeGreaterThan(250);
-    // a channel filter ranks within the same windows
-    const inB = await store.searchMessages('common', 'b', { hi: await store.lastMessageId() }, 100);
-    expect(inB.rows.every((r) => r.channel === 'b')).toBe(true);
-    expect(calls).toBeGreaterThan(total / 100);
   });
 
-  it('caps: an over-cap send writes nothing (no message, no channel, no inbox row)', async () => {
-    const before = await store.lastMessageId();
-    expect(await codeOf(store.sendMessage(owner, { channel: 'fresh', body: 'x'.repeat(16 * 1024 + 1) }))).toBe('INPUT_TOO_LARGE');
-    expect(await codeOf(store.sendMessage(owner, { channel: 'fresh', body: 'hi', to: ['olga', 'ghost'] }))).toBe('NOT_FOUND');
-    expect(await store.lastMessageId()).toBe(before);
-    expect(await codeOf(store.history('fresh', undefined, 5))).toBe('NOT_FOUND');
-    expect((await store.readInbox(owner, 50)).rows).toEqual([]);
-  });
-});
+  describe('import', () => {
+    it('imports JSON Lines in batches and names the line of a bad one', async () => {
+      const file = join(dir, 'in.jsonl');
+      const lines = [
+        { kind: 'member', name: 'imp', role: 'agent' },
+        ...Array.from({ length: 30 }, (_, i) => ({ kind: 'message', channel: 'imp', author: 'imp', body: `imported ${i}`, created_at: 1000 + i })),
+        { kind: 'task', title: 'imported task', labels: ['x'], assignee: 'imp' },
+        { kind: 'comment', task: 'T-1', author: 'imp', body: 'a comment' },
+      ];
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      const sink = { write: () => true } as unknown as NodeJS.WritableStream;
+      const s = await importJsonLines(store, file, { progress: sink, batchRows: 7 });
+      expect(s.counts).toEqual({ member: 1, message: 30, task: 1, comment: 1 });
+      expect((await store.history('imp', undefined, 100)).rows).toHaveLength(30);
 
-describe('tasks', () => {
-  it('list: exact filters through their indexes, newest update first, keyset walk', async () => {
-    const ann = await store.addMember('ann', 'member');
-    for (let i = 0; i < 60; i++) {
-      await store.createTask(owner, { title: `task ${i}`, status: i % 2 ? 'open' : 'done', assignee: i % 3 ? 'ann' : null, labels: i % 4 ? ['ui'] : ['ui', 'bug'] }, 5_000 + i);
-    }
-    const walk = async (filter: Parameters<SqliteTeamStore['listTasks']>[0]): Promise<number[]> => {
-      const ids: number[] = [];
-      let after: TimeKey | undefined;
-      for (;;) {
-        const page = await store.listTasks(filter, after, 8);
-        ids.push(...page.rows.map((t) => t.id));
-        if (!page.more) return ids;
-        const l = page.rows[page.rows.length - 1]!;
-        after = { at: l.updated_at, id: l.id };
-      }
-    };
-    expect(await walk({})).toEqual(Array.from({ length: 60 }, (_, i) => 60 - i));
-    const bugs = await walk({ label: 'bug' });
-    expect(bugs).toEqual(Array.from({ length: 15 }, (_, i) => 57 - 4 * i));
-    const annOpen = await walk({ assignee: ann.name, status: 'open' });
-    expect(annOpen.length).toBe(20);
-    const t = await store.updateTask(owner, 1, { labels: ['bug'], title: 'renamed first' });
-    expect(t.updated_at).toBeGreaterThan(5_059);
-    expect((await walk({ label: 'bug' }))[0]).toBe(1);
-  });
-
-  it('search: the task a query names comes first, then ranked text matches', async () => {
-    for (let i = 0; i < 30; i++) await store.createTask(owner, { title: `login page ${i}`, body: i === 7 ? 'mentions 12 somewhere' : '' });
-    const byKey = await store.searchTasks('T-12', undefined, await store.lastTaskId(), undefined, true, 5);
-    expect(byKey.rows[0]).toMatchObject({ id: 12, key: 'T-12', score: null });
-    const byNumber = await store.searchTasks('12', undefined, await store.lastTaskId(), undefined, true, 5);
-    expect(byNumber.rows.map((r) => r.id).sort((a, b) => a - b)).toEqual([8, 12, 13]);
-    expect(byNumber.rows[0]!.id).toBe(12);
-    const text = await store.searchTasks('login', 'open', await store.lastTaskId(), undefined, true, 100);
-    expect(text.rows).toHaveLength(30);
-    expect(await codeOf(store.updateTask(owner, 999, { title: 'x' }))).toBe('NOT_FOUND');
-    expect(await codeOf(store.createTask(owner, { title: 't', labels: Array.from({ length: 21 }, (_, i) => `l${i}`) }))).toBe('INPUT_TOO_LARGE');
-    expect(await store.lastTaskId()).toBe(30);
-  });
-
-  it('comments page newest first with their own keyset', async () => {
-    const t = await store.createTask(owner, { title: 'c' });
-    for (let i = 0; i < 25; i++) await store.addComment(owner, t.id, `c${i}`, 100 + i);
-    const p1 = await store.comments(t.id, undefined, 10);
-    expect(p1.rows.map((c) => c.body)).toEqual(Array.from({ length: 10 }, (_, i) => `c${24 - i}`));
-    const l = p1.rows[9]!;
-    const p2 = await store.comments(t.id, { at: l.created_at, id: l.id }, 100);
-    expect(p2.rows).toHaveLength(15);
-    expect(p2.more).toBe(false);
-  });
-});
-
-describe('members and roles', () => {
-  it('options are role-scoped and never list deactivated members', async () => {
-    for (const [n, r] of [['lee', 'lead'], ['mia', 'member'], ['ada', 'agent'], ['gus', 'guest'], ['gil', 'guest'], ['max', 'member']] as const) await store.addMember(n, r);
-    await store.deactivate('max');
-    const names = async (viewer: string, q?: string): Promise<string[]> =>
-      (await store.memberOptions((await store.getMember(viewer))!, q, undefined, 100)).rows.map((m) => m.name);
-    expect(await names('olga')).toEqual(['ada', 'gil', 'gus', 'lee', 'mia', 'olga']);
-    expect(await names('lee')).toEqual(['ada', 'gil', 'gus', 'lee', 'mia', 'olga']);
-    expect(await names('mia')).toEqual(['ada', 'lee', 'mia', 'olga']);
-    expect(await names('ada')).toEqual(['ada', 'mia']);
-    expect(await names('gus')).toEqual(['gus']);
-    expect(await names('olga', 'G')).toEqual(['gil', 'gus', 'olga']);
-    expect(await names('gus', 'x')).toEqual([]);
-  });
-});
-
-describe('the continuation inbox', () => {
-  it('a read changes nothing; an ack marks through its id; a second ack is harmless', async () => {
-    const bob = await store.addMember('bob', 'member');
-    for (let i = 0; i < 70; i++) await store.sendMessage(owner, { channel: 'g', body: `n${i}`, to: ['bob'] });
-    const a = await store.readInbox(bob, 50);
-    const b = await store.readInbox(bob, 50);
-    expect(a).toEqual(b);
-    expect(a.rows.map((m) => m.body)).toEqual(Array.from({ length: 50 }, (_, i) => `n${i}`));
-    expect(a.more).toBe(true);
-    await store.sendMessage(owner, { channel: 'g', body: 'during', to: ['bob'] });
-    expect(await store.ackInbox(bob, a.through!)).toBe(50);
-    expect(await store.ackInbox(bob, a.through!)).toBe(0);
-    const c = await store.readInbox(bob, 50);
-    expect(c.rows.map((m) => m.body)).toEqual([...Array.from({ length: 20 }, (_, i) => `n${50 + i}`), 'during']);
-    expect(c.more).toBe(false);
-  });
-});
-
-describe('store files', () => {
-  it('corrupt, foreign and newer files are refused and left byte-identical', async () => {
-    const corrupt = join(dir, 'corrupt.db');
-    writeFileSync(corrupt, Buffer.alloc(8192, 7));
-    expect(await codeOf(() => SqliteTeamStore.open(corrupt))).toBe('STORE_CORRUPT');
-    expect(readFileSync(corrupt)).toEqual(Buffer.alloc(8192, 7));
-
-    const foreign = join(dir, 'foreign.db');
-    const f = new Database(foreign);
-    f.exec('CREATE TABLE x (y)');
-    f.close();
-    expect(await codeOf(() => SqliteTeamStore.open(foreign))).toBe('STORE_FOREIGN');
-
-    const newer = join(dir, 'newer.db');
-    SqliteTeamStore.open(newer).db.close();
-    const n = new Database(newer);
-    n.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
-    n.close();
-    const bytes = readFileSync(newer);
-    expect(await codeOf(() => SqliteTeamStore.open(newer))).toBe('STORE_NEWER_SCHEMA');
-    expect(readFileSync(newer)).toEqual(bytes);
-  });
-});
-
-describe('import', () => {
-  it('imports JSON Lines in batches and names the line of a bad one', async () => {
-    const file = join(dir, 'in.jsonl');
-    const lines = [
-      { kind: 'member', name: 'imp', role: 'agent' },
-      ...Array.from({ length: 30 }, (_, i) => ({ kind: 'message', channel: 'imp', author: 'imp', body: `imported ${i}`, created_at: 1000 + i })),
-      { kind: 'task', title: 'imported task', labels: ['x'], assignee: 'imp' },
-      { kind: 'comment', task: 'T-1', author: 'imp', body: 'a comment' },
-    ];
-    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const sink = { write: () => true } as unknown as NodeJS.WritableStream;
-    const s = await importJsonLines(store, file, { progress: sink, batchRows: 7 });
-    expect(s.counts).toEqual({ member: 1, message: 30, task: 1, comment: 1 });
-    expect((await store.history('imp', undefined, 100)).rows).toHaveLength(30);
-
-    writeFileSync(file, [JSON.stringify({ kind: 'message', channel: 'imp', body: 'ok' }), '{"kind":"message",', JSON.stringify({ kind: 'message', channel: 'imp', body: 'never' })].join('\n'));
-    await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 2: not JSON/);
-    expect((await store.history('imp', undefined, 100)).rows).toHaveLength(30);
-    writeFileSync(file, JSON.stringify({ kind: 'message', channel: 'imp', body: 'x'.repeat(1024 * 1024 + 10) }));
-    await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 1: longer than/);
+      writeFileSync(file, [JSON.stringify({ kind: 'message', channel: 'imp', body: 'ok' }), '{"kind":"message",', JSON.stringify({ kind: 'message', channel: 'imp', body: 'never' })].join('\n'));
+      await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 2: not JSON/);
+      expect((await store.history('imp', undefined, 100)).rows).toHaveLength(30);
+      writeFileSync(file, JSON.stringify({ kind: 'message', channel: 'imp', body: 'x'.repeat(1024 * 1024 + 10) }));
+      await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 1: longer than/);
+    });
   });
 });

@@ -1,0 +1,310 @@
+/**
+ * The team store's behaviour, one suite for every engine: keyset pages walked while rows are
+ * inserted, ranked search (windows, exact-once walks, operator-safe queries, bounded snippets),
+ * exact task filters and identity lookup, role-scoped member options, the inbox's read/ack rules,
+ * and caps that write nothing. `store.test.ts` runs it on SQLite, `store-pg.test.ts` on PostgreSQL.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TEAM_READ_LIMITS, TeamError, type Member, type SearchPos, type SendOptions, type TaskFilter, type TeamStore, type TimeKey } from '../../src/team/index.js';
+
+/** How a suite gets stores of one engine. */
+export interface StoreEngine {
+  name: string;
+  /** An empty store (ids starting at 1). */
+  fresh(): Promise<TeamStore>;
+  /** Done with the store of one test. */
+  release(store: TeamStore): Promise<void>;
+  /** Send many messages in one transaction. */
+  sendMany(store: TeamStore, author: Member, messages: SendOptions[]): Promise<void>;
+}
+
+/** The failure code of a call (or a description of what else happened). */
+export async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string> {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (e) {
+    return e instanceof TeamError ? e.code : `not a TeamError: ${String(e)}`;
+  }
+  return 'no error';
+}
+
+/** Define every store behaviour case for `engine`. */
+export function describeStoreBehaviour(engine: StoreEngine): void {
+  let store: TeamStore;
+  let owner: Member;
+
+  beforeEach(async () => {
+    store = await engine.fresh();
+    owner = await store.addMember('olga', 'owner');
+  });
+
+  afterEach(async () => {
+    await engine.release(store);
+  });
+
+  describe('messages', () => {
+    it('history: a cursor walk returns every message once, newest first, while new ones arrive', async () => {
+      for (let i = 0; i < 250; i++) await store.sendMessage(owner, { channel: 'general', body: `m${i}`, at: 1_000 + Math.floor(i / 3) });
+      const seen: number[] = [];
+      let after: TimeKey | undefined;
+      let last: TimeKey | undefined;
+      for (let n = 0; ; n++) {
+        const page = await store.history('general', after, 17);
+        for (const m of page.rows) {
+          if (last !== undefined) expect(m.created_at < last.at || (m.created_at === last.at && m.id < last.id)).toBe(true);
+          last = { at: m.created_at, id: m.id };
+          seen.push(m.id);
+        }
+        // concurrent sends land ahead of the cursor and never inside the walk
+        await store.sendMessage(owner, { channel: 'general', body: `late ${n}` });
+        if (!page.more) break;
+        after = last;
+      }
+      expect(seen).toHaveLength(250);
+      expect(new Set(seen).size).toBe(250);
+      expect(await codeOf(store.history('nope', undefined, 5))).toBe('NOT_FOUND');
+    });
+
+    it('search: planted words ranked by (bm25, id), walked exactly once, bounded snippets', async () => {
+      for (let i = 0; i < 120; i++) await store.sendMessage(owner, { channel: i % 2 ? 'a' : 'b', body: `filler text ${i} ${i % 3 === 0 ? 'zephyr' : ''} ${'pad '.repeat(i % 7)}` });
+      await store.sendMessage(owner, { channel: 'a', body: 'the quokka jumps' });
+      const rare = await store.searchMessages('quokka', undefined, { hi: await store.lastMessageId() }, 10);
+      expect(rare.rows.map((r) => r.body)).toEqual(['the quokka jumps']);
+      expect(rare.rows[0]!.snippet).toContain('[quokka]');
+      const snap = await store.lastMessageId();
+      const ids: number[] = [];
+      let from: SearchPos = { hi: snap };
+      let prev: { score: number; id: number } | undefined;
+      for (;;) {
+        const page = await store.searchMessages('zephyr', undefined, from, 7);
+        expect(page.windowed).toBe(false);
+        // scores drift as messages arrive (corpus statistics), so order is checked within a page
+        prev = undefined;
+        for (const h of page.rows) {
+          if (prev !== undefined) expect(h.score > prev.score || (h.score === prev.score && h.id > prev.id)).toBe(true);
+          prev = { score: h.score, id: h.id };
+          ids.push(h.id);
+        }
+        await store.sendMessage(owner, { channel: 'a', body: 'zephyr arrives later' }); // above the snapshot
+        if (!page.more) break;
+        from = page.next!;
+      }
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+      const inA = await store.searchMessages('zephyr', 'a', { hi: snap }, 100);
+      expect(inA.rows.every((r) => r.channel === 'a')).toBe(true);
+      expect(await codeOf(store.searchMessages('!!! ***', undefined, { hi: snap }, 5))).toBe('INVALID_PARAMS');
+      expect((await store.searchMessages('"OR NEAR(', undefined, { hi: snap }, 5)).rows).toEqual([]);
+      expect((await store.searchMessages('NEAR OR zephyr', undefined, { hi: snap }, 5)).rows).toEqual([]);
+    });
+
+    it('search: more matches than a window are ranked window by window, newest first, each exactly once', async () => {
+      const total = TEAM_READ_LIMITS.searchWindowMatches + 250;
+      await engine.sendMany(store, owner, Array.from({ length: total }, (_, i) => ({ channel: i % 3 ? 'a' : 'b', body: `common ${'word '.repeat(i % 5)}${i}`, at: i })));
+      const seen = new Set<number>();
+      let from: SearchPos = { hi: await store.lastMessageId() };
+      let windows = 0;
+      let calls = 0;
+      for (;;) {
+        const page = await store.searchMessages('common', undefined, from, 100);
+        // windowed: this window has older matches below it (the last window has none)
+        expect(page.windowed).toBe(windows === 0);
+        for (const h of page.rows) seen.add(h.id);
+        calls++;
+        if (!page.more) break;
+        if (page.next!.after === undefined) windows++;
+        from = page.next!;
+      }
+      expect(seen.size).toBe(total);
+      expect(windows).toBe(1);
+      // the first window is the newest matches: the oldest 250 come last
+      const first = await store.searchMessages('common', undefined, { hi: await store.lastMessageId() }, 100);
+      expect(Math.min(...first.rows.map((r) => r.id))).toBeGreaterThan(250);
+      // a channel filter ranks within the same windows
+      const inB = await store.searchMessages('common', 'b', { hi: await store.lastMessageId() }, 100);
+      expect(inB.rows.every((r) => r.channel === 'b')).toBe(true);
+      expect(calls).toBeGreaterThan(total / 100);
+    });
+
+    it('caps: an over-cap send writes nothing (no message, no channel, no inbox row)', async () => {
+      const before = await store.lastMessageId();
+      expect(await codeOf(store.sendMessage(owner, { channel: 'fresh', body: 'x'.repeat(16 * 1024 + 1) }))).toBe('INPUT_TOO_LARGE');
+      expect(await codeOf(store.sendMessage(owner, { channel: 'fresh', body: 'hi', to: ['olga', 'ghost'] }))).toBe('NOT_FOUND');
+      expect(await store.lastMessageId()).toBe(before);
+      expect(await codeOf(store.history('fresh', undefined, 5))).toBe('NOT_FOUND');
+      expect((await store.readInbox(owner, 50)).rows).toEqual([]);
+    });
+  });
+
+  describe('tasks', () => {
+    it('list: exact filters through their indexes, newest update first, keyset walk', async () => {
+      const ann = await store.addMember('ann', 'member');
+      for (let i = 0; i < 60; i++) {
+        await store.createTask(owner, { title: `task ${i}`, status: i % 2 ? 'open' : 'done', assignee: i % 3 ? 'ann' : null, labels: i % 4 ? ['ui'] : ['ui', 'bug'] }, 5_000 + i);
+      }
+      const walk = async (filter: TaskFilter): Promise<number[]> => {
+        const ids: number[] = [];
+        let after: TimeKey | undefined;
+        for (;;) {
+          const page = await store.listTasks(filter, after, 8);
+          ids.push(...page.rows.map((t) => t.id));
+          if (!page.more) return ids;
+          const l = page.rows[page.rows.length - 1]!;
+          after = { at: l.updated_at, id: l.id };
+        }
+      };
+      expect(await walk({})).toEqual(Array.from({ length: 60 }, (_, i) => 60 - i));
+      const bugs = await walk({ label: 'bug' });
+      expect(bugs).toEqual(Array.from({ length: 15 }, (_, i) => 57 - 4 * i));
+      const annOpen = await walk({ assignee: ann.name, status: 'open' });
+      expect(annOpen.length).toBe(20);
+      const t = await store.updateTask(owner, 1, { labels: ['bug'], title: 'renamed first' });
+      expect(t.updated_at).toBeGreaterThan(5_059);
+      expect((await walk({ label: 'bug' }))[0]).toBe(1);
+    });
+
+    it('search: the task a query names comes first, then ranked text matches', async () => {
+      for (let i = 0; i < 30; i++) await store.createTask(owner, { title: `login page ${i}`, body: i === 7 ? 'mentions 12 somewhere' : '' });
+      const byKey = await store.searchTasks('T-12', undefined, await store.lastTaskId(), undefined, true, 5);
+      expect(byKey.rows[0]).toMatchObject({ id: 12, key: 'T-12', score: null });
+      const byNumber = await store.searchTasks('12', undefined, await store.lastTaskId(), undefined, true, 5);
+      expect(byNumber.rows.map((r) => r.id).sort((a, b) => a - b)).toEqual([8, 12, 13]);
+      expect(byNumber.rows[0]!.id).toBe(12);
+      const text = await store.searchTasks('login', 'open', await store.lastTaskId(), undefined, true, 100);
+      expect(text.rows).toHaveLength(30);
+      expect(await codeOf(store.updateTask(owner, 999, { title: 'x' }))).toBe('NOT_FOUND');
+      expect(await codeOf(store.createTask(owner, { title: 't', labels: Array.from({ length: 21 }, (_, i) => `l${i}`) }))).toBe('INPUT_TOO_LARGE');
+      expect(await store.lastTaskId()).toBe(30);
+    });
+
+    it('comments page newest first with their own keyset', async () => {
+      const t = await store.createTask(owner, { title: 'c' });
+      for (let i = 0; i < 25; i++) await store.addComment(owner, t.id, `c${i}`, 100 + i);
+      const p1 = await store.comments(t.id, undefined, 10);
+      expect(p1.rows.map((c) => c.body)).toEqual(Array.from({ length: 10 }, (_, i) => `c${24 - i}`));
+      const l = p1.rows[9]!;
+      const p2 = await store.comments(t.id, { at: l.created_at, id: l.id }, 100);
+      expect(p2.rows).toHaveLength(15);
+      expect(p2.more).toBe(false);
+    });
+  });
+
+  describe('members and roles', () => {
+    it('options are role-scoped and never list deactivated members', async () => {
+      for (const [n, r] of [['lee', 'lead'], ['mia', 'member'], ['ada', 'agent'], ['gus', 'guest'], ['gil', 'guest'], ['max', 'member']] as const) await store.addMember(n, r);
+      await store.deactivate('max');
+      const names = async (viewer: string, q?: string): Promise<string[]> =>
+        (await store.memberOptions((await store.getMember(viewer))!, q, undefined, 100)).rows.map((m) => m.name);
+      expect(await names('olga')).toEqual(['ada', 'gil', 'gus', 'lee', 'mia', 'olga']);
+      expect(await names('lee')).toEqual(['ada', 'gil', 'gus', 'lee', 'mia', 'olga']);
+      expect(await names('mia')).toEqual(['ada', 'lee', 'mia', 'olga']);
+      expect(await names('ada')).toEqual(['ada', 'mia']);
+      expect(await names('gus')).toEqual(['gus']);
+      expect(await names('olga', 'G')).toEqual(['gil', 'gus', 'olga']);
+      expect(await names('gus', 'x')).toEqual([]);
+    });
+  });
+
+  describe('the continuation inbox', () => {
+    it('a read changes nothing; an ack marks through its id; a second ack is harmless', async () => {
+      const bob = await store.addMember('bob', 'member');
+      for (let i = 0; i < 70; i++) await store.sendMessage(owner, { channel: 'g', body: `n${i}`, to: ['bob'] });
+      const a = await store.readInbox(bob, 50);
+      const b = await store.readInbox(bob, 50);
+      expect(a).toEqual(b);
+      expect(a.rows.map((m) => m.body)).toEqual(Array.from({ length: 50 }, (_, i) => `n${i}`));
+      expect(a.more).toBe(true);
+      await store.sendMessage(owner, { channel: 'g', body: 'during', to: ['bob'] });
+      expect(await store.ackInbox(bob, a.through!)).toBe(50);
+      expect(await store.ackInbox(bob, a.through!)).toBe(0);
+      const c = await store.readInbox(bob, 50);
+      expect(c.rows.map((m) => m.body)).toEqual([...Array.from({ length: 20 }, (_, i) => `n${50 + i}`), 'during']);
+      expect(c.more).toBe(false);
+    });
+  });
+  describe('details every engine must share', () => {
+    it('pages carry a body prefix, message_get the whole body; reply_to must exist', async () => {
+      const long = await store.sendMessage(owner, { channel: 'g', body: 'é'.repeat(300) });
+      const row = (await store.history('g', undefined, 5)).rows[0] as { body: string; truncated?: boolean };
+      expect(row.body).toBe('é'.repeat(TEAM_READ_LIMITS.previewBytes));
+      expect(row.truncated).toBe(true);
+      expect((await store.getMessage(long.id)).body).toBe('é'.repeat(300));
+      expect(await codeOf(store.sendMessage(owner, { channel: 'g', body: 'x', replyTo: 999 }))).toBe('NOT_FOUND');
+      expect((await store.sendMessage(owner, { channel: '#g', body: 'y', replyTo: long.id })).reply_to).toBe(long.id);
+      expect(await codeOf(store.getMessage(999))).toBe('NOT_FOUND');
+    });
+
+    it('search words: all required, case-folded, split at punctuation, never operators; snippets bounded', async () => {
+      const [a, b] = [await store.sendMessage(owner, { channel: 'g', body: 'zephyr filler' }), await store.sendMessage(owner, { channel: 'g', body: 'zephyr alone' })];
+      await store.sendMessage(owner, { channel: 'g', body: 'see notes/file.txt, QUOKKA-style' });
+      await store.sendMessage(owner, { channel: 'g', body: `${'lorem ipsum '.repeat(400)} needle ${'dolor sit '.repeat(400)}` });
+      const hi = await store.lastMessageId();
+      const ids = async (q: string): Promise<number[]> => (await store.searchMessages(q, undefined, { hi }, 20)).rows.map((r) => r.id).sort((x, y) => x - y);
+      expect(await ids('zephyr')).toEqual([a.id, b.id]);
+      expect(await ids('zephyr -filler')).toEqual([a.id]);
+      expect(await ids('zephyr or alone')).toEqual([]);
+      expect(await ids('"zephyr filler" | alone')).toEqual([]);
+      expect(await ids('ZEPHYR ALONE')).toEqual([b.id]);
+      expect(await ids('txt')).toHaveLength(1);
+      expect(await ids('quokka style')).toHaveLength(1);
+      const hit = (await store.searchMessages('needle', undefined, { hi }, 5)).rows[0]!;
+      expect(hit.snippet).toContain('[needle]');
+      expect(hit.snippet.length).toBeLessThan(200);
+      expect(await codeOf(store.searchMessages('x'.repeat(TEAM_READ_LIMITS.maxQueryChars + 1), undefined, { hi }, 5))).toBe('INVALID_PARAMS');
+      expect(await codeOf(store.searchMessages(Array.from({ length: TEAM_READ_LIMITS.maxQueryTerms + 1 }, (_, i) => `w${i}`).join(' '), undefined, { hi }, 5))).toBe('INVALID_PARAMS');
+    });
+
+    it('a search cursor survives JSON (the score is exact), and a task search walks once', async () => {
+      for (let i = 0; i < 45; i++) await store.sendMessage(owner, { channel: 'g', body: `alpha ${'beta '.repeat(i % 9)} ${i}` });
+      for (let i = 0; i < 33; i++) await store.createTask(owner, { title: `alpha task ${'gamma '.repeat(i % 4)}`, body: i % 2 ? 'alpha again' : '' });
+      const seen: number[] = [];
+      let from: SearchPos = { hi: await store.lastMessageId() };
+      for (;;) {
+        const page = await store.searchMessages('alpha', undefined, from, 6);
+        seen.push(...page.rows.map((r) => r.id));
+        if (!page.more) break;
+        from = JSON.parse(JSON.stringify(page.next)) as SearchPos;
+      }
+      expect(new Set(seen).size).toBe(45);
+      expect(seen).toHaveLength(45);
+      const tasks: number[] = [];
+      const snap = await store.lastTaskId();
+      let after: { score: number; id: number } | undefined;
+      for (;;) {
+        const page = await store.searchTasks('alpha', undefined, snap, after, after === undefined, 5);
+        tasks.push(...page.rows.map((r) => r.id));
+        await store.createTask(owner, { title: 'alpha later' });
+        if (!page.more) break;
+        const l = page.rows[page.rows.length - 1]!;
+        after = JSON.parse(JSON.stringify({ score: l.score, id: l.id })) as { score: number; id: number };
+      }
+      expect(tasks.sort((x, y) => x - y)).toEqual(Array.from({ length: 33 }, (_, i) => i + 1));
+      const t = (await store.searchTasks('gamma', undefined, snap, undefined, true, 3)).rows[0]!;
+      expect(t.snippet).toContain('[gamma]');
+    });
+
+    it('members, labels and comments: keyset listings by name, duplicates and unknowns refused', async () => {
+      for (const n of ['zed', 'Amy', 'bob', 'Émile']) await store.addMember(n, 'member');
+      expect(await codeOf(store.addMember('bob', 'lead'))).toBe('ALREADY_EXISTS');
+      expect(await codeOf(store.addMember('bad name', 'lead'))).toBe('INVALID_PARAMS');
+      expect(await codeOf(store.setRole('nobody', 'lead'))).toBe('NOT_FOUND');
+      expect((await store.setRole('bob', 'lead')).role).toBe('lead');
+      const p1 = await store.listMembers(undefined, 2);
+      const p2 = await store.listMembers(p1.rows[1]!.name, 10);
+      // bytewise order: upper case before lower case, accented letters last
+      expect([...p1.rows, ...p2.rows].map((m) => m.name)).toEqual(['Amy', 'bob', 'olga', 'zed', 'Émile']);
+      expect(p1.more).toBe(true);
+      expect(p2.more).toBe(false);
+      await store.createTask(owner, { title: 'l', labels: ['b', 'a', 'C', 'a'] });
+      const l1 = await store.labels(undefined, 2);
+      expect(l1).toEqual({ rows: ['C', 'a'], more: true });
+      expect(await store.labels('a', 5)).toEqual({ rows: ['b'], more: false });
+      expect((await store.getTask(1)).labels).toEqual(['C', 'a', 'b']);
+      expect(await codeOf(store.addComment(owner, 99, 'x'))).toBe('NOT_FOUND');
+      expect(await codeOf(store.comments(99, undefined, 5))).toBe('NOT_FOUND');
+      expect(await codeOf(store.createTask(owner, { title: 't', assignee: 'ghost' }))).toBe('NOT_FOUND');
+      expect(await store.lastTaskId()).toBe(1);
+      expect(await store.isEmpty()).toBe(false);
+    });
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * The PostgreSQL team store: the shared behaviour suite (behaviour.ts) on a fresh database of its
+ * own (emptied between tests, ids restarting at 1), dropped at the end.
+ */
+import { afterAll, beforeAll, describe } from 'vitest';
+import { PgTeamStore, type TeamStore } from '../../src/team/index.js';
+import { describeStoreBehaviour } from './behaviour.js';
+import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
+
+const ready = await probePostgres();
+
+/** Every table of the store but its identity (schema_version, store_meta). */
+const DATA_TABLES = 'inbox_acked, inbox, comments, task_labels, labels, tasks, messages, channels, members';
+
+describe.skipIf(!ready)('PostgreSQL engine', () => {
+  let db: TestDatabase;
+  let shared: PgTeamStore;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    shared = await PgTeamStore.open(db.target);
+  });
+
+  afterAll(async () => {
+    await shared?.close();
+    await db?.drop();
+  });
+
+  describeStoreBehaviour({
+    name: 'postgres',
+    async fresh(): Promise<TeamStore> {
+      await shared.pool.query(`TRUNCATE ${DATA_TABLES} RESTART IDENTITY`);
+      return shared;
+    },
+    async release() {},
+    async sendMany(s, author, messages) {
+      await (s as PgTeamStore).sendMany(author, messages);
+    },
+  });
+});
