@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { UsageError } from '../cli/args.js';
+import { withExecReports } from '../exec/index.js';
 import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer, type WorkspaceServer } from '../server/create-server.js';
 import type { TeamSessionOptions } from '../team/index.js';
@@ -59,7 +60,8 @@ export async function runServeHttp(root: string, budget: BudgetOptions, team: Te
   const app: McpHttpApp = {
     async connect(transport, stateless) {
       const ws = stateless ? (pool.pop() ?? (await createWorkspaceServer(root, budget, team))) : await createWorkspaceServer(root, budget, team);
-      await ws.server.connect(withResultBudget(transport, stateless ? { ...budget, tools: catalog } : budget));
+      // exec's answers move under the report key after the budget, as over stdio.
+      await ws.server.connect(withResultBudget(withExecReports(transport), stateless ? { ...budget, tools: catalog } : budget));
       return async () => {
         if (stateless && !closing && pool.length < STATELESS_POOL_SIZE) {
           // The transport is closed, so the server is free to connect again.

@@ -165,6 +165,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
   defineMutationTool<{ ack_cursor: string }>(ctx, {
     name: 'inbox_ack',
     entryPoint: `${ENTRY}#inbox_ack`,
+    idempotent: true,
     description: 'Mark your inbox delivered through the ack_cursor an inbox_read gave; acking the same cursor again changes nothing.',
     args: { ack_cursor: z.string().max(MAX_CURSOR_CHARS).describe('The ack_cursor of an inbox_read.') },
     caps: { maxCursorChars: MAX_CURSOR_CHARS },

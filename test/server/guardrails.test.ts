@@ -174,7 +174,9 @@ describe('the tool inventory', () => {
           ? 'team-tools'
           : /^(task_|list_tasks|search_tasks)/.test(row.name)
             ? 'team-task-tools'
-            : 'workspace-tools';
+            : row.name === 'exec'
+              ? 'exec-tool'
+              : 'workspace-tools';
       expect(row.entry_point, row.name).toBe(`src/server/${file}.ts#${row.name}`);
       if (row.limit !== null) {
         expect(row.limit, row.name).toMatchObject(limits[row.name]!);
