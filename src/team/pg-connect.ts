@@ -75,6 +75,10 @@ export function pgConfig(value: string): pg.PoolConfig {
     return cfg;
   }
   const k = parseKeywords(value);
+  // TLS settings are the URL form's (the driver reads them there); never drop one silently.
+  if (k.sslmode !== undefined && k.sslmode !== 'disable') {
+    throw new TeamError('INVALID_PARAMS', `\`--team-db\`: sslmode=${k.sslmode} is read only in the URL form; write postgres://HOST/DB?sslmode=${k.sslmode}.`);
+  }
   const cfg: pg.PoolConfig = { ...base, host: k.host ?? k.hostaddr ?? PG_SETTINGS.defaultSocketDir };
   if (k.port !== undefined) cfg.port = Number(k.port);
   if (k.dbname !== undefined) cfg.database = k.dbname;
