@@ -6,7 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { UsageError } from '../cli/args.js';
-import { ROLES, SqliteTeamStore, TeamError, importJsonLines, resolveTeamDbPath, type Role } from '../team/index.js';
+import { PgTeamStore, ROLES, SqliteTeamStore, TeamError, importJsonLines, isPostgresTarget, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
 
 /** Streams of {@link runTeam}. */
 export interface TeamCommandIo {
@@ -55,9 +55,14 @@ export async function runTeam(argv: readonly string[], io: TeamCommandIo): Promi
   } catch {
     throw new UsageError(`\`--root\` ${root} is not a directory that exists`);
   }
-  let store: SqliteTeamStore | undefined;
+  let store: TeamStore | undefined;
   try {
-    store = SqliteTeamStore.open(resolveTeamDbPath(realRoot, dbPath, true), dbPath ?? '(the default team store)');
+    // The same store `serve --team-db` uses: a PostgreSQL target, or a SQLite file (never a file
+    // named after a connection string).
+    store =
+      dbPath !== undefined && isPostgresTarget(dbPath)
+        ? await PgTeamStore.open(dbPath)
+        : SqliteTeamStore.open(resolveTeamDbPath(realRoot, dbPath, true), dbPath ?? '(the default team store)');
     switch (sub) {
       case 'add': {
         const m = await store.addMember(rest[0]!, role(roleFlag, 'member'));
@@ -85,6 +90,9 @@ export async function runTeam(argv: readonly string[], io: TeamCommandIo): Promi
         break;
       }
       case 'import': {
+        if (!(store instanceof SqliteTeamStore)) {
+          throw new TeamError('INVALID_PARAMS', '`team import` loads SQLite stores only for now; import into a SQLite file, or load PostgreSQL with COPY');
+        }
         const s = await importJsonLines(store, rest[0]!, { progress: io.stderr });
         const rate = Math.round((s.lines * 1000) / Math.max(1, s.ms));
         io.stderr.write(`team import: done, ${s.lines} lines in ${(s.ms / 1000).toFixed(1)} s (${rate} lines/s): ${JSON.stringify(s.counts)}\n`);
