@@ -20,6 +20,7 @@ import {
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { escapedLength, utf8Length } from './wire.js';
+import { cheapUpper, jsonFits, numberLength, upperBound } from './fits-size.js';
 import { isValidBlock } from './shapes.js';
 
 /**
@@ -37,29 +38,6 @@ class NotFit extends Error {}
 const NOT_FIT = new NotFit();
 /** A size estimate is over a bound: measure exactly before deciding. */
 const MAYBE = new NotFit();
-
-/**
- * Characters whose escape can take more than one extra byte (control characters other than
- * \b \t \n \f \r, and surrogates, which may be lone): with none present, a string's wire size is
- * at most its UTF-8 length plus its length (every other escape adds one byte).
- */
-const RARE = /[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]/;
-
-/**
- * Cheap upper bound of a string's escaped UTF-8 size. Perf: short strings are bounded by their
- * length alone (no UTF-16 unit takes more than 6 bytes escaped), which costs nothing; longer ones
- * by one native UTF-8 count plus one extra byte a unit when no rarely-escaped character occurs.
- */
-function upperBound(s: string): number {
-  if (s.length <= 256) return escapedLength(s); // exact, and cheap enough at this length
-  if (RARE.test(s)) return escapedLength(s);
-  return Buffer.byteLength(s, 'utf8') + s.length;
-}
-
-/** UTF-8 length plus one escape byte a unit, valid when no rarely-escaped character occurs. */
-function cheapUpper(s: string): number {
-  return RARE.test(s) ? Infinity : Buffer.byteLength(s, 'utf8') + s.length;
-}
 
 /**
  * Exact serialized size of a root that is within every bound, or NOT_FIT. Perf: a first walk
@@ -92,10 +70,11 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
   }
   try {
     if (kind !== 'envelope') {
-      // Bounds in one cheap walk; the size from the JSON that is built anyway.
-      checkRoot(value, kind, limits, 'bounds');
+      // Bounds in one cheap walk; the size, and the text bounds, from the JSON that is built anyway.
+      const texts: string[] = [];
+      const lower = checkRoot(value, kind, limits, 'bounds', texts);
       const json = JSON.stringify(value);
-      return utf8Length(json) <= limits.maxResultBytes ? json : undefined;
+      return jsonFits(json, texts, lower, limits) ? json : undefined;
     }
     // Envelope: the bound applies to the result (or error) object; other members must be small scalars.
     let out = '{';
@@ -105,9 +84,10 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
       let piece: string;
       if (k === 'result' || k === 'error') {
         if (!isPlainish(v) || Array.isArray(v)) return undefined;
-        checkRoot(v, k, limits, 'bounds');
+        const texts: string[] = [];
+        const lower = checkRoot(v, k, limits, 'bounds', texts);
         piece = JSON.stringify(v);
-        if (utf8Length(piece) > limits.maxResultBytes) return undefined;
+        if (!jsonFits(piece, texts, lower, limits)) return undefined;
       } else if (k === 'id' || k === 'jsonrpc') {
         if (v !== null && typeof v !== 'string' && typeof v !== 'number') return undefined;
         piece = JSON.stringify(v);
@@ -138,11 +118,10 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
  */
 type Mode = 'exact' | 'upper' | 'bounds';
 
-function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, mode: Mode | boolean): number {
+function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, mode: Mode | boolean, deferred: string[] = []): number {
   const m: Mode = mode === true ? 'exact' : mode === false ? 'upper' : mode;
   let bytes = 0;
   let text = 0;
-  const texts: string[] = [];
   const maxBytes = limits.maxResultBytes;
   const over = m === 'upper' ? MAYBE : NOT_FIT;
   const stack: Entry[] = [{ value: root, kind, depth: 1 }];
@@ -202,6 +181,23 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       bytes += 1; // a lower bound: the exact size comes from the JSON
     }
   };
+  const maxKeys = limits.maxKeys;
+  const genericMember = (key: string, v: unknown, depth: number): void => {
+    const t = typeof v;
+    if (t === 'undefined' || t === 'function' || t === 'symbol') return;
+    if (key.length > free && (key.length > MAX_KEY_UNITS || escapedLength(key) > maxString)) throw NOT_FIT;
+    bytes += key.length + 4;
+    genericValue(v, depth);
+  };
+  const ownOnly = !hasEnumerable(Object.prototype);
+  // Bounds mode: a text is checked later against the JSON (see `textsFit`); here only its length,
+  // a lower bound of its wire size.
+  const maxBlock = limits.maxBlockBytes;
+  const deferText = (s: string): void => {
+    if (s.length > maxBlock) throw NOT_FIT;
+    bytes += s.length + 2;
+    deferred.push(s);
+  };
   while (stack.length > 0) {
     const { value, kind: k, depth } = stack.pop()!;
     if (depth > limits.maxDepth) throw NOT_FIT;
@@ -213,6 +209,22 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       if (k === 'generic' && m === 'bounds') {
         // Perf: the common case in a tight loop (see `genericValue`).
         for (let i = value.length - 1; i >= 0; i--) genericValue(value[i], depth);
+        if (bytes > maxBytes) throw NOT_FIT;
+        continue;
+      }
+      if (k === 'content' && m === 'bounds') {
+        // Perf: plain text blocks (`{type: 'text', text}`, the common case) checked inline, like
+        // generic values; any other block takes the general path below.
+        for (let i = value.length - 1; i >= 0; i--) {
+          const v: unknown = value[i];
+          if (isPlainTextBlock(v)) {
+            bytes += TEXT_BLOCK_FRAME_BYTES;
+            deferText(v.text);
+            continue;
+          }
+          if (!isValidBlock(v, maxBytes) || !isPlainish(v)) throw NOT_FIT;
+          stack.push({ value: v, kind: 'block', depth: depth + 1 });
+        }
         if (bytes > maxBytes) throw NOT_FIT;
         continue;
       }
@@ -229,22 +241,27 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       if (bytes > maxBytes) throw over;
       continue;
     }
-    const keys = Object.keys(value);
     if (k === 'generic' && m === 'bounds') {
       // Perf: the common case (structured data) in a tight loop: only the checks generic members need.
-      if (keys.length > limits.maxKeys || bytes + 5 * keys.length > maxBytes * 2) throw NOT_FIT;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!;
-        const v: unknown = (value as Record<string, unknown>)[key];
-        const t = typeof v;
-        if (t === 'undefined' || t === 'function' || t === 'symbol') continue;
-        if (key.length > free && (key.length > MAX_KEY_UNITS || escapedLength(key) > maxString)) throw NOT_FIT;
-        bytes += key.length + 4;
-        genericValue(v, depth);
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (ownOnly && (proto === Object.prototype || proto === null)) {
+        // Perf: a for-in whose body reads `value[key]` reads through the object's enum cache, not
+        // a megamorphic keyed load (and builds no key array). With nothing enumerable on
+        // Object.prototype, it visits exactly the members Object.keys lists.
+        let n = 0;
+        for (const key in value) {
+          if (++n > maxKeys) throw NOT_FIT;
+          genericMember(key, (value as Record<string, unknown>)[key], depth);
+        }
+      } else {
+        const keys = Object.keys(value);
+        if (keys.length > maxKeys) throw NOT_FIT;
+        for (let i = 0; i < keys.length; i++) genericMember(keys[i]!, (value as Record<string, unknown>)[keys[i]!], depth);
       }
       if (bytes > maxBytes) throw NOT_FIT;
       continue;
     }
+    const keys = Object.keys(value);
     if (countsKeys(k) && keys.length > limits.maxKeys) throw NOT_FIT;
     // Every member takes at least `"":0` and a comma; undefined members are rare enough to ignore
     // here only when the object is small.
@@ -267,9 +284,8 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       if (typeof v === 'string') {
         const sk = strKind(k, key);
         if (sk === 'text') {
-          text += str(v, limits.maxBlockBytes);
-          if (m === 'bounds') texts.push(v);
-          else if (text > limits.maxTextBytes) throw over;
+          if (m === 'bounds') deferText(v);
+          else if ((text += str(v, maxBlock)) > limits.maxTextBytes) throw over;
         } else {
           // Opaque strings (identifiers) share the string bound; base64 of a block is whole or dropped.
           str(v, sk === 'atomic' ? Infinity : limits.maxStringBytes);
@@ -282,19 +298,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     bytes += members === 0 ? 2 : members + 1;
     if (bytes > maxBytes) throw over;
   }
-  if (m === 'bounds' && text > limits.maxTextBytes) {
-    // The estimate crossed the text total: measure the text blocks exactly (they are few).
-    let exactText = 0;
-    for (const t of texts) exactText += escapedLength(t);
-    if (exactText > limits.maxTextBytes) throw NOT_FIT;
-  }
   return bytes;
-}
-
-/** Length of `String(n)` for a finite number. Perf: small integers without building a string. */
-function numberLength(n: number): number {
-  if (Number.isInteger(n) && n >= 0 && n < 1e9) return n < 10 ? 1 : n < 100 ? 2 : n < 1e3 ? 3 : n < 1e4 ? 4 : n < 1e5 ? 5 : n < 1e6 ? 6 : n < 1e7 ? 7 : n < 1e8 ? 8 : 9;
-  return String(n).length;
 }
 
 /**
@@ -309,6 +313,28 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
     if (e === NOT_FIT) return false;
     throw e;
   }
+}
+
+/** Whether anything enumerable sits on `o` (Object.prototype normally has nothing: for-in is then own-only). */
+function hasEnumerable(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/** `{"type":"text","text":""}`: the bytes of a plain text block around its text's content and quotes. */
+const TEXT_BLOCK_FRAME_BYTES = '{"type":"text","text":}'.length;
+
+/**
+ * A content block that is exactly `{type: 'text', text: string}` (own members, any order): valid
+ * whatever its text, and within every bound but the text bounds (its keys and `type` are short,
+ * and blocks sit at depth 3, below the smallest `maxDepth`).
+ */
+function isPlainTextBlock(v: unknown): v is { type: 'text'; text: string } {
+  if (!isPlainish(v) || Array.isArray(v)) return false;
+  const b = v as { type?: unknown; text?: unknown };
+  if (b.type !== 'text' || typeof b.text !== 'string') return false;
+  const keys = Object.keys(b);
+  return keys.length === 2 && (keys[0] === 'type' || keys[0] === 'text') && (keys[1] === 'type' || keys[1] === 'text');
 }
 
 /**
