@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serializeIfFits } from '../../src/engine/fits.js';
+import { fitsWithinBudget, serializeIfFits } from '../../src/engine/fits.js';
 import { resolveLimits } from '../../src/engine/options.js';
 import { fitsSpec } from '../helpers/spec.js';
 
@@ -39,6 +39,7 @@ describe('fits near the text bounds', () => {
       fc.property(result, limits, (input, l) => {
         const fast = serializeIfFits(input, l, 'result');
         expect(fast !== undefined).toBe(fitsSpec(input, l));
+        expect(fitsWithinBudget(input, l, 'result')).toBe(fast !== undefined);
         if (fast !== undefined) expect(fast).toBe(JSON.stringify(input));
       }),
       RUN,
