@@ -28,9 +28,12 @@ const NARROWING_ARGS = [
   'query', 'q', 'pattern', 'path', 'filter', 'since', 'until',
 ];
 
-/** Receipt fields: scalars of the structure that identify what a mutation did. */
-const MAX_RECEIPT_FIELDS = 12;
-const MAX_RECEIPT_STRING = 200;
+/** Receipt fields: scalars of the structure that identify what a mutation did (at most this many). */
+export const MAX_RECEIPT_FIELDS = 12;
+/** Longest string a receipt keeps, in characters. */
+export const MAX_RECEIPT_STRING = 200;
+/** A key longer than this (in characters) ends the receipt. */
+export const MAX_RECEIPT_KEY = 64;
 
 export class ToolCatalog {
   private readonly tools = new Map<string, ToolInfo>();
@@ -81,7 +84,10 @@ export class ToolCatalog {
 
 /**
  * Decide what a typed tool's bounded result becomes. `bounded` is the budget's output; returns it
- * when it is still a valid typed result, or the error result that replaces it.
+ * when it is still a valid typed result, or the error result that replaces it. `receiptFrom` is
+ * the original structure a mutation's receipt is taken from: on the streaming path, where
+ * `original` is the bounded result itself, the members captured from the line (see
+ * `ReceiptCapture`), so that an id written after the cut is still in the receipt.
  */
 export function enforceOutputSchema(
   toolName: string,
@@ -91,6 +97,7 @@ export function enforceOutputSchema(
   report: BudgetReport,
   maxResultBytes: number,
   limits: BudgetOptions = { maxResultBytes },
+  receiptFrom: unknown = original.structuredContent,
 ): Record<string, unknown> {
   if (tool.validate === undefined || bounded.isError === true) return bounded;
   if ('structuredContent' in bounded && tool.validate(bounded.structuredContent)) return bounded;
@@ -117,7 +124,7 @@ export function enforceOutputSchema(
       },
     };
   }
-  const receipt = receiptOf(original.structuredContent);
+  const receipt = receiptOf(receiptFrom);
   const result = {
     content: [
       {
@@ -319,7 +326,7 @@ export function receiptOf(structure: unknown): Record<string, string | number | 
   if (structure === null || typeof structure !== 'object' || Array.isArray(structure)) return receipt;
   let n = 0;
   for (const [k, v] of Object.entries(structure)) {
-    if (n >= MAX_RECEIPT_FIELDS || k.length > 64) break;
+    if (n >= MAX_RECEIPT_FIELDS || k.length > MAX_RECEIPT_KEY) break;
     const ok =
       v === null ||
       typeof v === 'number' ||
