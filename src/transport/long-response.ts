@@ -13,6 +13,7 @@
 import { ByteBudget, type ResolvedLimits } from '../engine/index.js';
 import { EnvelopeScanner, type EnvelopeFacts } from './envelope-scan.js';
 import { classifyEnvelope } from './jsonrpc-errors.js';
+import { ReceiptCapture } from './receipt-capture.js';
 
 /** A server request or notification longer than the fast path is held and passed up to this size. */
 export const PASS_THROUGH_MAX_BYTES = 8 * 1024 * 1024;
@@ -28,12 +29,18 @@ export type LongLineOutcome =
    * its id names a request (which must then be answered with an error).
    */
   | { kind: 'invalid'; why: string; facts: EnvelopeFacts }
-  /** A response, bounded, with only its standard members; its `id` is the placeholder `0` and `facts` holds the real one. */
-  | { kind: 'response'; message: Record<string, unknown>; facts: EnvelopeFacts };
+  /**
+   * A response, bounded, with only its standard members; its `id` is the placeholder `0` and
+   * `facts` holds the real one. `receiptFrom`: the original structure's receipt members, when
+   * they were captured (see {@link ReceiptCapture}).
+   */
+  | { kind: 'response'; message: Record<string, unknown>; facts: EnvelopeFacts; receiptFrom?: Record<string, unknown> | null };
 
+/** One long server line: fed with {@link chunk} as it arrives, judged by {@link end}. */
 export class LongServerLine {
   private readonly budget: ByteBudget;
   private readonly scanner: EnvelopeScanner;
+  private readonly capture: ReceiptCapture | undefined;
   private failed: string | undefined;
   /** Raw bytes held while the line may still be a request or notification to pass on whole. */
   private held: Buffer[] | undefined = [];
@@ -50,10 +57,13 @@ export class LongServerLine {
   /**
    * @param limits the budget in force
    * @param maxIdBytes longest top-level id read (a longer one cannot be matched and is dropped)
+   * @param captureReceipt also capture what a mutation's receipt needs from the original
+   *   structure (set while a call to a typed mutation is pending; other lines pay nothing for it)
    */
-  constructor(limits: ResolvedLimits, maxIdBytes: number) {
+  constructor(limits: ResolvedLimits, maxIdBytes: number, captureReceipt = false) {
     this.budget = new ByteBudget(limits, 'envelope');
     this.scanner = new EnvelopeScanner(maxIdBytes);
+    this.capture = captureReceipt ? new ReceiptCapture() : undefined;
   }
 
   chunk(bytes: Buffer): void {
@@ -66,6 +76,7 @@ export class LongServerLine {
       }
     }
     this.scanner.push(bytes, this.feed);
+    this.capture?.push(bytes);
     // A `result` or `error` makes the line a response or invalid: it will never pass on raw.
     const f = this.scanner.facts;
     if (this.held !== undefined && (f.hasResult || f.hasError)) this.held = undefined;
@@ -81,7 +92,8 @@ export class LongServerLine {
     if (this.failed !== undefined) return { kind: 'invalid', why: this.failed, facts };
     try {
       const message = JSON.parse(this.budget.end().json) as Record<string, unknown>;
-      return { kind: 'response', message, facts };
+      const receiptFrom = this.capture?.structure();
+      return receiptFrom === undefined ? { kind: 'response', message, facts } : { kind: 'response', message, facts, receiptFrom };
     } catch (e) {
       return { kind: 'invalid', why: (e as Error).message, facts };
     }

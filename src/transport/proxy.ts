@@ -219,8 +219,10 @@ class Proxy {
     const framer = new LineFramer(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, {
       line: (bytes) => this.output.line(bytes),
       long: {
-        // An id longer than any client message cannot answer a request: it is not held.
-        start: () => (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES)),
+        // An id longer than any client message cannot answer a request: it is not held. A receipt
+        // is captured only while a typed mutation is pending (the line's id may come last).
+        start: () =>
+          (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, this.budget.typedPending(true))),
         chunk: (bytes) => {
           collector.add(bytes.length);
           long!.chunk(bytes);

@@ -94,11 +94,7 @@ export class ResponseBudget {
    * structure the rest (structure before text; the in-memory path refits instead).
    */
   streamLimits(): ResolvedLimits {
-    const typedPending = this.pending.ids().some((id) => {
-      const tool = this.pending.peek(id)?.tool;
-      return tool !== undefined && this.catalog.get(tool)?.validate !== undefined;
-    });
-    if (!typedPending) return this.current;
+    if (!this.typedPending(false)) return this.current;
     const share = Math.max(1, Math.floor((this.current.maxResultBytes - this.current.reserveBytes) / 3));
     if (this.current.maxTextBytes <= share && this.current.maxBlockBytes <= share) return this.current;
     const options: BudgetOptions = { notice: this.current.notice, protocolVersion: this.current.protocolVersion };
@@ -106,6 +102,18 @@ export class ResponseBudget {
     options.maxTextBytes = Math.min(this.current.maxTextBytes, share);
     options.maxBlockBytes = Math.min(this.current.maxBlockBytes, share);
     return resolveLimits(options);
+  }
+
+  /**
+   * A call to a typed tool is pending (`mutation`: one not marked read-only, whose oversized result
+   * becomes a receipt). A long line decides from this when it starts, since its id may come last.
+   */
+  typedPending(mutation: boolean): boolean {
+    return this.pending.ids().some((id) => {
+      const name = this.pending.peek(id)?.tool;
+      const tool = name === undefined ? undefined : this.catalog.get(name);
+      return tool?.validate !== undefined && !(mutation && tool.readOnly);
+    });
   }
 
   /**
@@ -215,13 +223,17 @@ export class ResponseBudget {
     return { ...m, result: this.typed(request, m.result as Json, JSON.parse(out.json) as Json, out.report, id) };
   }
 
-  /** Apply the typed-result policy to a bounded result and report it. */
-  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId): Json {
+  /**
+   * Apply the typed-result policy to a bounded result and report it. `receiptFrom`: the original
+   * structure a mutation's receipt is taken from, when `original` is not the original (streaming).
+   */
+  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown): Json {
     if (report === undefined) return bounded;
     let result = bounded;
     const tool = request.tool === undefined ? undefined : this.catalog.get(request.tool);
     if (tool !== undefined && request.tool !== undefined) {
-      result = enforceOutputSchema(request.tool, tool, original, bounded, report, this.current.maxResultBytes, this.current);
+      const from = receiptFrom === undefined ? original.structuredContent : receiptFrom;
+      result = enforceOutputSchema(request.tool, tool, original, bounded, report, this.current.maxResultBytes, this.current, from);
     }
     this.onTruncated?.({ id, tool: request.tool, report });
     return result;

@@ -107,7 +107,7 @@ export class ServerOutput {
       }
       return;
     }
-    const { message, facts } = outcome;
+    const { message, facts, receiptFrom } = outcome;
     if (facts.idState !== 'value') {
       const m = { ...message, id: facts.idState === 'null' ? null : undefined };
       if (facts.idState === 'null' || facts.idState === 'absent') {
@@ -141,7 +141,8 @@ export class ServerOutput {
     if (result !== null && typeof result === 'object') {
       const r = result as Record<string, unknown>;
       const report = (r._meta as Record<string, unknown> | undefined)?.['io.github.mcp-result-budget/budget'];
-      result = this.o.budget.typed(request, r, r, report as never, id);
+      // Only the bounded result is at hand: a mutation's receipt comes from the captured original members.
+      result = this.o.budget.typed(request, r, r, report as never, id, receiptFrom);
     }
     // The placeholder id goes: the response carries the id the server wrote, whatever its length.
     this.o.toClient(JSON.stringify('result' in message ? { ...message, result, id } : { ...message, id }) + '\n');

@@ -292,9 +292,9 @@ describe('proxy: SDK client through one proxy session (default budget)', () => {
     expect(reportOf(r).receipt).toEqual({ id: 'batch-late', written: 1000 });
   });
 
-  it.fails('proxy: typed_write with its id after a large log (long line): the receipt still names it [src bug]', async () => {
-    // proxy.ts serverLongLine passes the bounded result as the "original" to the typed policy, so
-    // the receipt is taken from a structure whose id and count the byte budget already dropped.
+  it('proxy: typed_write with its id after a large log (long line): the receipt still names it', async () => {
+    // The byte budget cuts the log before the id and count: the receipt comes from the members
+    // captured while the line streamed, not from the bounded structure.
     const r = (await s.client.callTool({ name: 'typed_write_late_id', arguments: { n: 3000 } })) as CallToolResult;
     expect(r.isError).toBe(true);
     expect(reportOf(r).receipt).toEqual({ id: 'batch-late', written: 3000 });
