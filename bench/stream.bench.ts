@@ -4,7 +4,9 @@
  *
  * Variants (each a separate process, so memory is its own):
  *   - scan floor: read the file into one reused buffer and `indexOf` the newline (the least work
- *     any reader must do);
+ *     any reader must do), with awaited reads (the floor of earlier runs);
+ *   - sync floor: the same with synchronous reads, as `apply` reads a regular file since
+ *     2026-12-03 (the stricter floor: ratios are given against both);
  *   - `mcp-budget apply --mode stream FILE` (the byte path: fit window, tokenizer, skip scanner);
  *   - naive (200 MB only): read the whole file, `JSON.parse`, then the in-memory engine.
  * Fixtures (generated once under the OS temp dir, reused): a JSON-RPC response whose result is
@@ -12,7 +14,8 @@
  *   objects with the id last ("array"); 200 MB, 1 GB and 4 GB.
  * Command: npm run build && npm run bench:stream   (BENCH_STREAM_SIZES=200,1024,4096 to choose)
  * Results: bench/RESULTS.md, section "Streaming path (issue 3)".
- * Reading: time ratio = apply ÷ scan floor in the same run (goal ≤ 2× on skip-dominated input);
+ * Reading: time ratio = apply ÷ scan floor in the same run (goal ≤ 2× on skip-dominated input),
+ *   and apply ÷ sync floor;
  *   peak RSS of apply from /usr/bin/time (goal ≤ 100 MB, flat in input size).
  */
 import { spawnSync } from 'node:child_process';
@@ -21,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
-import { assert, fmt, machineLine, rows, table } from './util.js';
+import { assert, fmt, loadLine, machineLine, rows, table } from './util.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist', 'cli.js');
@@ -65,6 +68,13 @@ const { boundJson } = require(process.argv[2]);
 const v = JSON.parse(readFileSync(process.argv[1], 'utf8'));
 process.stdout.write(boundJson(v, {}, 'auto').json);`;
 
+const FLOOR_SYNC = `
+const { openSync, readSync } = require('node:fs');
+const fd = openSync(process.argv[1]); const buf = Buffer.allocUnsafe(256 * 1024); let nl = 0;
+for (;;) { const n = readSync(fd, buf, 0, buf.length, null); if (!n) break;
+  if (buf.subarray(0, n).indexOf(10) !== -1) nl++; }
+if (nl !== 1) throw new Error('expected one newline');`;
+
 interface Run {
   ms: number;
   rssMiB: number;
@@ -98,14 +108,28 @@ for (const mb of sizes) {
       .add('floor', () => {
         floorRss = Math.max(floorRss, timed(['node', '-e', FLOOR, file]).rssMiB);
       })
+      .add('sync floor', () => {
+        timed(['node', '-e', FLOOR_SYNC, file]);
+      })
       .add('apply', () => {
         rss = Math.max(rss, timed(['node', cli, 'apply', '--mode', 'stream', file]).rssMiB);
       });
     await bench.run();
     const r = rows(bench);
     const floor = r.get('floor')!.median;
+    const syncFloor = r.get('sync floor')!.median;
     const apply = r.get('apply')!.median;
-    results.push([`${mb} MB`, kind, fmt(floor), fmt(apply), (apply / floor).toFixed(2) + '×', rss.toFixed(1), floorRss.toFixed(1)]);
+    results.push([
+      `${mb} MB`,
+      kind,
+      fmt(floor),
+      fmt(syncFloor),
+      fmt(apply),
+      (apply / floor).toFixed(2) + '×',
+      (apply / syncFloor).toFixed(2) + '×',
+      rss.toFixed(1),
+      floorRss.toFixed(1),
+    ]);
     console.log(results.at(-1)!.join('  '));
     if (mb === 200) {
       const naive = timed(['node', '-e', NAIVE, file, join(root, 'dist', 'index.js')]);
@@ -115,7 +139,13 @@ for (const mb of sizes) {
   }
 }
 console.log();
-console.log(table(['input', 'shape', 'scan floor (median)', 'apply --mode stream (median)', 'ratio', 'apply peak RSS MiB', 'floor peak RSS MiB'], results));
+console.log(
+  table(
+    ['input', 'shape', 'scan floor (median)', 'sync floor (median)', 'apply --mode stream (median)', 'ratio', 'ratio to sync floor', 'apply peak RSS MiB', 'floor peak RSS MiB'],
+    results,
+  ),
+);
+console.log(`\nat end: ${loadLine()}`);
 if (naiveRows.length > 0) {
   console.log();
   console.log(table(['200 MB shape', 'naive: JSON.parse + engine', 'naive peak RSS MiB', 'stream', 'stream peak RSS MiB', 'naive ÷ stream'], naiveRows));
