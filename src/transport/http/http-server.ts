@@ -239,16 +239,32 @@ export class McpHttpServer {
   }
 
   /**
-   * 413 with a JSON-RPC error; the connection is closed after it. What the client still sends is
-   * discarded (never held) for a short while, so it can read the answer, then the socket is cut.
+   * 413 with a JSON-RPC error, and the connection closed after it. What the client still sends is
+   * discarded (never held) until its end or for a short while, and only then is the answer sent:
+   * Node closes a `Connection: close` socket once the response ends, and a client still writing its
+   * body would see EPIPE instead of the 413. Past the drain time the answer goes anyway and the
+   * socket is cut.
    */
   private refuseBody(req: IncomingMessage, res: ServerResponse): void {
-    res.setHeader('Connection', 'close');
-    sendJsonError(res, 413, -32600, `Payload Too Large: the request body is over ${this.o.maxRequestBytes} bytes (--max-request-bytes)`);
-    req.resume();
-    const cut = setTimeout(() => req.socket.destroy(), REFUSED_BODY_DRAIN_MS);
+    let answered = false;
+    const answer = (): void => {
+      if (answered) return;
+      answered = true;
+      res.setHeader('Connection', 'close');
+      sendJsonError(res, 413, -32600, `Payload Too Large: the request body is over ${this.o.maxRequestBytes} bytes (--max-request-bytes)`);
+    };
+    const cut = setTimeout(() => {
+      answer();
+      setTimeout(() => req.socket.destroy(), REFUSED_BODY_DRAIN_MS).unref();
+    }, REFUSED_BODY_DRAIN_MS);
     cut.unref();
-    req.once('end', () => clearTimeout(cut));
+    req.once('end', () => {
+      clearTimeout(cut);
+      answer();
+    });
+    req.once('error', () => req.socket.destroy());
+    if (req.readableEnded) answer();
+    else req.resume();
   }
 
   private log(text: string): void {
