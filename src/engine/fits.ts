@@ -190,7 +190,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     genericValue(v, depth);
   };
   const ownOnly = !hasEnumerable(Object.prototype);
-  // Bounds mode: a text is checked later against the JSON (see `textsFit`); here only its length,
+  // Bounds mode: a text is checked later against the JSON (see `jsonFits`); here only its length,
   // a lower bound of its wire size.
   const maxBlock = limits.maxBlockBytes;
   const deferText = (s: string): void => {
