@@ -7,11 +7,7 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson } from '../engine/bound.js';
-import { fitsWithinBudget } from '../engine/fits.js';
-import { NUMERIC_LIMITS, type BudgetOptions } from '../engine/limits.js';
-import { resolveLimits, type ResolvedLimits } from '../engine/options.js';
-import type { BudgetReport } from '../engine/report.js';
+import { boundJson, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../engine/index.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
@@ -193,8 +189,8 @@ export class ResponseBudget {
 
   /** A JSON-RPC error that answers no request (its id is `null` or missing): bounded as an error. */
   boundError(m: Json): Json {
-    if (fitsWithinBudget(m.error, this.current, 'error')) return m;
-    return { ...m, error: JSON.parse(boundJson(m.error, this.current, 'error').json) as unknown };
+    const out = boundJson(m.error, this.current, 'error');
+    return out.unchanged ? m : { ...m, error: JSON.parse(out.json) as unknown };
   }
 
   private rewrite(m: Json, request: PendingRequest): Json {
@@ -210,14 +206,13 @@ export class ResponseBudget {
     if (!BOUNDED_METHODS.has(request.method)) return m;
     const id = m.id as RequestId;
     const limits = this.current;
+    // Perf: one fit pass; a response that fits is passed on as the very object it was.
     if ('error' in m) {
-      // Perf: a response that fits is passed on untouched, measured without serializing it.
-      if (fitsWithinBudget(m.error, limits, 'error')) return m;
       const out = boundJson(m.error, limits, 'error');
+      if (out.unchanged) return m;
       if (out.report !== undefined) this.onTruncated?.({ id, tool: request.tool, report: out.report });
       return { ...m, error: JSON.parse(out.json) as unknown };
     }
-    if (fitsWithinBudget(m.result, limits, 'result')) return m;
     const out = boundJson(m.result, limits, 'result');
     if (out.unchanged) return m;
     return { ...m, result: this.typed(request, m.result as Json, JSON.parse(out.json) as Json, out.report, id) };

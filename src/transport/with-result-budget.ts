@@ -12,7 +12,7 @@
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { BudgetOptions } from '../engine/limits.js';
+import type { BudgetOptions } from '../engine/index.js';
 import { ResponseBudget, type ToolCatalogInput, type TruncationListener } from './response-budget.js';
 
 /** Options of {@link withResultBudget}: budget limits, an observer, and the tool catalog. */
