@@ -7,7 +7,6 @@
 export {
   boundJson,
   boundResult,
-  Budgeter,
   BudgetError,
   BUDGET_KINDS,
   ByteBudget,
