@@ -4,10 +4,11 @@
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
-import { BUDGET_FLAGS, budgetOptionsFromEnv, parseBudgetArgs, parseSize, UsageError } from './cli/args.js';
-import type { ApplyMode } from './commands/apply.js';
+import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, UsageError } from './cli/args.js';
+import { LISTEN_USAGE, listenArgsFromFlags } from './cli/listen-args.js';
+import { parseCommandLine, requiredValue, stringFlag } from './cli/parse.js';
+import { findCommand } from './cli/spec.js';
 import { BudgetError, contradictions, DEFAULT_MAX_REQUEST_BYTES, resolveLimits, type BudgetOptions } from './engine/index.js';
-import { LISTEN_USAGE, parseListenArgs } from './cli/listen-args.js';
 
 const USAGE = `Usage:
   mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
@@ -55,82 +56,55 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE + '\n');
     return command === undefined ? 2 : 0;
   }
-  const { options: flagOptions, rest } = parseBudgetArgs(args);
+  const spec = findCommand(command);
+  if (spec === undefined) throw new UsageError(`Unknown command \`${command}\``);
+  // The proxy's server command follows the first `--` and is never read as our flags.
+  const { values, positionals, passthrough } = parseCommandLine(spec, args, command === 'proxy');
+  if (values.help === true) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  const flagOptions = budgetOptionsFromFlags(values);
   const envOptions = budgetOptionsFromEnv(process.env);
   const options = { ...envOptions, ...flagOptions };
   checkLimits(options, flagOptions);
-  if (command === 'limits') {
-    if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for limits`);
-    const { runLimits } = await import('./commands/limits.js');
-    runLimits(options, sourceNames(flagOptions, envOptions), process.stdout);
-    return 0;
-  }
   switch (command) {
+    case 'limits': {
+      const { runLimits } = await import('./commands/limits.js');
+      runLimits(options, sourceNames(flagOptions, envOptions), process.stdout);
+      return 0;
+    }
     case 'apply': {
-      let mode: ApplyMode = 'auto';
-      const files: string[] = [];
-      for (let i = 0; i < rest.length; i++) {
-        const a = rest[i]!;
-        if (a === '--mode' || a.startsWith('--mode=')) {
-          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
-          if (v !== 'auto' && v !== 'memory' && v !== 'stream') {
-            throw new UsageError(`Expected \`--mode\` to be one of auto, memory, stream, got ${String(v)}`);
-          }
-          mode = v;
-        } else if (a.startsWith('-') && a !== '-') {
-          throw new UsageError(`Unknown flag \`${a}\` for apply`);
-        } else {
-          files.push(a);
-        }
+      const mode = stringFlag(values, 'mode') ?? 'auto';
+      if (mode !== 'auto' && mode !== 'memory' && mode !== 'stream') {
+        throw new UsageError(`Expected \`--mode\` to be one of auto, memory, stream, got ${mode}`);
       }
-      if (files.length > 1) throw new UsageError(`apply takes one FILE (or - for stdin), got ${files.length}`);
+      if (positionals.length > 1) throw new UsageError(`apply takes one FILE (or - for stdin), got ${positionals.length}`);
       // Ctrl-C: nothing has been written yet (output comes at the end), so stop at once.
       process.once('SIGINT', () => {
         process.stderr.write('mcp-budget: interrupted; nothing was written\n');
         process.exit(130);
       });
       const { runApply } = await import('./commands/apply.js');
-      await runApply({
-        file: files[0] ?? '-',
-        limits: options,
-        mode,
-        stdin: process.stdin,
-        stdout: process.stdout,
-      });
+      await runApply({ file: positionals[0] ?? '-', limits: options, mode, stdin: process.stdin, stdout: process.stdout });
       return 0;
     }
     case 'proxy': {
-      const { args: http, rest: proxyRest } = parseListenArgs(rest, 'proxy');
-      const sep = proxyRest.indexOf('--');
-      const own = sep === -1 ? proxyRest : proxyRest.slice(0, sep);
-      const command = sep === -1 ? [] : proxyRest.slice(sep + 1);
-      let maxRequestBytes = http.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-      for (let i = 0; i < own.length; i++) {
-        const a = own[i]!;
-        if (a === '--max-request-bytes' || a.startsWith('--max-request-bytes=')) {
-          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : own[++i];
-          if (v === undefined) throw new UsageError('`--max-request-bytes` needs a value');
-          maxRequestBytes = parseSize('--max-request-bytes', v);
-          if (maxRequestBytes < 1024 || maxRequestBytes > 1024 ** 3) {
-            throw new UsageError(`Expected \`--max-request-bytes\` to be from 1024 to ${1024 ** 3}, got ${v}`);
-          }
-        } else {
-          throw new UsageError(`Unknown argument \`${a}\` for proxy (put the server command after --)`);
-        }
-      }
-      if (http.upstreamUrl !== undefined && command.length > 0) throw new UsageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
+      const http = listenArgsFromFlags(values, 'proxy');
+      const maxRequestBytes = http.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+      if (http.upstreamUrl !== undefined && passthrough.length > 0) throw new UsageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
       if (http.upstreamUrl !== undefined || http.listen !== undefined) {
-        if (http.upstreamUrl === undefined && command.length === 0) throw new UsageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
+        if (http.upstreamUrl === undefined && passthrough.length === 0) throw new UsageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
         const { runProxyHttp } = await import('./commands/proxy-http.js');
         const listen = http.listen === undefined ? undefined : { ...http, listen: http.listen };
-        const upstream = command.length > 0 ? { command: command[0]!, args: command.slice(1) } : undefined;
+        const upstream = passthrough.length > 0 ? { command: passthrough[0]!, args: passthrough.slice(1) } : undefined;
         return runProxyHttp({ limits: options, maxRequestBytes, command: upstream, upstreamUrl: http.upstreamUrl, listen, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
       }
-      if (command.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
+      if (passthrough.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
       const { runProxy } = await import('./transport/proxy.js');
       return runProxy({
-        command: command[0]!,
-        args: command.slice(1),
+        command: passthrough[0]!,
+        args: passthrough.slice(1),
         limits: options,
         maxRequestBytes,
         stdin: process.stdin,
@@ -139,24 +113,13 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case 'serve': {
-      let root = process.cwd();
+      const root = requiredValue(values, 'root', 'a directory') ?? process.cwd();
       const team: { dbPath?: string; as?: string } = {};
-      const { args: http, rest: serveRest } = parseListenArgs(rest, 'serve');
-      for (let i = 0; i < serveRest.length; i++) {
-        const a = serveRest[i]!;
-        if (a === '--root' || a.startsWith('--root=')) {
-          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : serveRest[++i];
-          if (v === undefined || v === '') throw new UsageError('`--root` needs a directory');
-          root = v;
-        } else if (a === '--team-db' || a.startsWith('--team-db=') || a === '--as' || a.startsWith('--as=')) {
-          const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : serveRest[++i];
-          if (v === undefined || v === '') throw new UsageError(`\`${a.split('=')[0]}\` needs a value`);
-          if (a.startsWith('--as')) team.as = v;
-          else team.dbPath = v;
-        } else {
-          throw new UsageError(`Unknown argument \`${a}\` for serve`);
-        }
-      }
+      const dbPath = requiredValue(values, 'team-db');
+      const as = requiredValue(values, 'as');
+      if (dbPath !== undefined) team.dbPath = dbPath;
+      if (as !== undefined) team.as = as;
+      const http = listenArgsFromFlags(values, 'serve');
       if (http.listen !== undefined) {
         const { runServeHttp } = await import('./commands/serve-http.js');
         return runServeHttp(root, options, team, { ...http, listen: http.listen }, process.stderr);
@@ -171,17 +134,17 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'exec': {
       const { runExec } = await import('./commands/exec.js');
-      return runExec(rest, options, process.stdout);
+      return runExec({ values, positionals }, options, process.stdout);
     }
     case 'team': {
       const { runTeam } = await import('./commands/team.js');
-      return runTeam(rest, { stdout: process.stdout, stderr: process.stderr });
+      return runTeam({ values, positionals }, { stdout: process.stdout, stderr: process.stderr });
     }
-    case 'demo':
-      if (rest.length > 0) throw new UsageError(`Unknown argument \`${rest[0]}\` for demo`);
+    case 'demo': {
       const { runDemo } = await import('./commands/demo.js');
       await runDemo(options, process.stdout);
       return 0;
+    }
     default:
       throw new UsageError(`Unknown command \`${command}\``);
   }

@@ -40,50 +40,24 @@ export const BUDGET_FLAGS: readonly { flag: string; limit: NumericLimit; size: b
   { flag: '--max-omitted-paths', limit: 'maxOmittedPaths', size: false, env: 'MCP_BUDGET_MAX_OMITTED_PATHS' },
 ];
 
-/** Result of {@link parseBudgetArgs}: the budget options and the arguments left for the command. */
-export interface ParsedBudgetArgs {
-  options: BudgetOptions;
-  rest: string[];
-}
-
 /**
- * Take the budget flags out of `argv` (`--flag value` or `--flag=value`), `--no-notice` and
- * `--protocol-version V`. Other arguments are returned in order. Values are range-checked here so
- * that a usage error names the flag, not the option.
+ * Budget options from parsed flags (`parseArgs` values keyed by long name: `max-bytes`,
+ * `no-notice`, `protocol-version`). Values are range-checked here so that a usage error names the
+ * flag, not the option.
  */
-export function parseBudgetArgs(argv: readonly string[]): ParsedBudgetArgs {
+export function budgetOptionsFromFlags(values: Readonly<Record<string, unknown>>): BudgetOptions {
   const options: BudgetOptions = {};
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq !== -1 ? arg.slice(0, eq) : arg;
-    const takeValue = (): string => {
-      if (eq !== -1 && arg.startsWith('--')) return arg.slice(eq + 1);
-      const v = argv[++i];
-      if (v === undefined) throw new UsageError(`\`${name}\` needs a value`);
-      return v;
-    };
-    const def = BUDGET_FLAGS.find((f) => f.flag === name);
-    if (def !== undefined) {
-      const v = takeValue();
-      const n = def.size ? parseSize(name, v) : parseCount(name, v);
-      const { min, max } = LIMIT_RANGES[def.limit];
-      if (n < min || n > max) throw new UsageError(`Expected \`${name}\` to be from ${min} to ${max}, got ${v}`);
-      options[def.limit] = n;
-    } else if (name === '--no-notice') {
-      options.notice = false;
-    } else if (name === '--protocol-version') {
-      options.protocolVersion = takeValue();
-    } else {
-      rest.push(arg);
-    }
+  for (const def of BUDGET_FLAGS) {
+    const v = values[def.flag.slice(2)];
+    if (typeof v !== 'string') continue;
+    const n = def.size ? parseSize(def.flag, v) : parseCount(def.flag, v);
+    const { min, max } = LIMIT_RANGES[def.limit];
+    if (n < min || n > max) throw new UsageError(`Expected \`${def.flag}\` to be from ${min} to ${max}, got ${v}`);
+    options[def.limit] = n;
   }
-  return { options, rest };
+  if (values['no-notice'] === true) options.notice = false;
+  if (typeof values['protocol-version'] === 'string') options.protocolVersion = values['protocol-version'];
+  return options;
 }
 
 /** Budget options from `MCP_BUDGET_*` environment variables (flags override them). */

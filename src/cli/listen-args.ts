@@ -3,6 +3,7 @@
  * Taken out of the command's arguments here, checked here (usage errors name the flag and the
  * accepted range), with every default from `src/transport/http/defaults.ts`.
  */
+import { parseArgs } from 'node:util';
 import {
   DEFAULT_HTTP_HOST,
   DEFAULT_HTTP_MAX_REQUEST_BYTES,
@@ -50,104 +51,124 @@ export const LISTEN_USAGE = `HTTP (serve and proxy): --listen [HOST:]PORT serves
 serve: --cursor-key-file FILE  cursor signing key shared by replicas (or MCP_BUDGET_CURSOR_KEY)
 proxy: --upstream-url URL      bound a remote Streamable HTTP server instead of spawning COMMAND`;
 
+/** The HTTP flags and whether each takes a value (`--cursor-key-file`: serve, `--upstream-url`: proxy). */
+const LISTEN_FLAGS: Record<string, 'string' | 'boolean'> = {
+  listen: 'string',
+  stateless: 'boolean',
+  'json-response': 'boolean',
+  'max-request-bytes': 'string',
+  'allow-host': 'string',
+  'allow-origin': 'string',
+  'token-file': 'string',
+  'session-idle-ms': 'string',
+  'max-sessions': 'string',
+  'shutdown-ms': 'string',
+  'cursor-key-file': 'string',
+  'upstream-url': 'string',
+};
+
 /**
  * Take the HTTP flags out of `argv` (stopping at `--`); other arguments are returned in order.
  * `command` decides which of `--cursor-key-file`, `--upstream-url` and `--stateless` apply.
+ * For embedding; the CLI parses the whole line at once and calls {@link listenArgsFromFlags}.
  */
 export function parseListenArgs(argv: readonly string[], command: 'serve' | 'proxy'): { args: ListenArgs; rest: string[] } {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple: true }> = {};
+  for (const [name, type] of Object.entries(LISTEN_FLAGS)) options[name] = { type, multiple: true };
+  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const values: Record<string, (string | boolean)[]> = {};
+  const rest: string[] = [];
+  let ended = false;
+  for (const t of tokens) {
+    if (ended || t.kind === 'positional') {
+      rest.push(argv[t.index]!);
+    } else if (t.kind === 'option-terminator') {
+      rest.push('--');
+      ended = true;
+    } else if (LISTEN_FLAGS[t.name] !== undefined && t.rawName.startsWith('--')) {
+      // A boolean written `--flag=x`, or a value flag at the end: refused with the flag named.
+      if (LISTEN_FLAGS[t.name] === 'boolean' && t.inlineValue === true) throw new UsageError(`\`${t.rawName}\` takes no value`);
+      (values[t.name] ??= []).push(LISTEN_FLAGS[t.name] === 'boolean' ? true : (t.value ?? ''));
+    } else {
+      rest.push(t.inlineValue === true ? `${t.rawName}=${t.value ?? ''}` : argv[t.index]!);
+    }
+  }
+  return { args: listenArgsFromFlags(values, command), rest };
+}
+
+/**
+ * The HTTP flags from parsed flag values (keyed by long name; repeatable ones as arrays), checked:
+ * usage errors name the flag and the accepted range; flags that need `--listen` are refused
+ * without it.
+ */
+export function listenArgsFromFlags(values: Readonly<Record<string, unknown>>, command: 'serve' | 'proxy'): ListenArgs {
+  const all = (name: string): unknown[] => {
+    const v = values[name];
+    return v === undefined ? [] : Array.isArray(v) ? v : [v];
+  };
+  const last = (name: string): string | undefined => {
+    const vs = all(name);
+    if (vs.length === 0) return undefined;
+    const v = vs[vs.length - 1];
+    if (typeof v !== 'string' || v === '') throw new UsageError(`\`--${name}\` needs a value`);
+    return v;
+  };
+  const every = (name: string): string[] => all(name).map((v) => {
+    if (typeof v !== 'string' || v === '') throw new UsageError(`\`--${name}\` needs a value`);
+    return v;
+  });
   const args: ListenArgs = {
-    stateless: false,
-    jsonResponse: false,
-    allowHosts: [],
-    allowOrigins: [],
+    stateless: all('stateless').includes(true),
+    jsonResponse: all('json-response').includes(true),
+    allowHosts: every('allow-host'),
+    allowOrigins: every('allow-origin'),
     sessionIdleMs: DEFAULT_SESSION_IDLE_MS,
     maxSessions: DEFAULT_MAX_SESSIONS,
     shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
   };
-  const rest: string[] = [];
-  const given = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') {
-      rest.push(...argv.slice(i));
-      break;
+  const listen = last('listen');
+  if (listen !== undefined) args.listen = parseListen(listen);
+  const maxRequest = last('max-request-bytes');
+  if (maxRequest !== undefined) {
+    const n = parseSize('--max-request-bytes', maxRequest);
+    if (n < 1024 || n > 1024 ** 3) throw new UsageError(`Expected \`--max-request-bytes\` to be from 1024 to ${1024 ** 3}, got ${maxRequest}`);
+    args.maxRequestBytes = n;
+  }
+  for (const v of args.allowOrigins) {
+    if (!/^https?:\/\/[^/\s]+\/?$/i.test(v)) throw new UsageError(`Expected \`--allow-origin\` to be an origin like https://app.example.com, got ${JSON.stringify(v)}`);
+  }
+  const tokenFile = last('token-file');
+  if (tokenFile !== undefined) args.tokenFile = tokenFile;
+  const idle = last('session-idle-ms');
+  if (idle !== undefined) args.sessionIdleMs = count('--session-idle-ms', idle, 100, 7 * 24 * 3600 * 1000);
+  const sessions = last('max-sessions');
+  if (sessions !== undefined) args.maxSessions = count('--max-sessions', sessions, 1, 100_000);
+  const grace = last('shutdown-ms');
+  if (grace !== undefined) args.shutdownGraceMs = count('--shutdown-ms', grace, 0, 600_000);
+  if (all('cursor-key-file').length > 0) {
+    if (command !== 'serve') throw new UsageError('`--cursor-key-file` is a serve flag');
+    args.cursorKeyFile = last('cursor-key-file');
+  }
+  if (all('upstream-url').length > 0) {
+    if (command !== 'proxy') throw new UsageError('`--upstream-url` is a proxy flag');
+    const v = last('upstream-url')!;
+    let url: URL;
+    try {
+      url = new URL(v);
+    } catch {
+      throw new UsageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
     }
-    const eq = a.indexOf('=');
-    const flag = a.startsWith('--') && eq !== -1 ? a.slice(0, eq) : a;
-    const value = (): string => {
-      const v = eq !== -1 && a.startsWith('--') ? a.slice(eq + 1) : argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`\`${flag}\` needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--listen':
-        args.listen = parseListen(value());
-        break;
-      case '--stateless':
-      case '--json-response':
-        if (eq !== -1) throw new UsageError(`\`${flag}\` takes no value`);
-        if (flag === '--stateless') args.stateless = true;
-        else args.jsonResponse = true;
-        break;
-      case '--max-request-bytes': {
-        const v = value();
-        const n = parseSize(flag, v);
-        if (n < 1024 || n > 1024 ** 3) throw new UsageError(`Expected \`--max-request-bytes\` to be from 1024 to ${1024 ** 3}, got ${v}`);
-        args.maxRequestBytes = n;
-        break;
-      }
-      case '--allow-host':
-        args.allowHosts.push(value());
-        break;
-      case '--allow-origin': {
-        const v = value();
-        if (!/^https?:\/\/[^/\s]+\/?$/i.test(v)) throw new UsageError(`Expected \`--allow-origin\` to be an origin like https://app.example.com, got ${JSON.stringify(v)}`);
-        args.allowOrigins.push(v);
-        break;
-      }
-      case '--token-file':
-        args.tokenFile = value();
-        break;
-      case '--session-idle-ms':
-        args.sessionIdleMs = count(flag, value(), 100, 7 * 24 * 3600 * 1000);
-        break;
-      case '--max-sessions':
-        args.maxSessions = count(flag, value(), 1, 100_000);
-        break;
-      case '--shutdown-ms':
-        args.shutdownGraceMs = count(flag, value(), 0, 600_000);
-        break;
-      case '--cursor-key-file':
-        if (command !== 'serve') throw new UsageError('`--cursor-key-file` is a serve flag');
-        args.cursorKeyFile = value();
-        break;
-      case '--upstream-url': {
-        if (command !== 'proxy') throw new UsageError('`--upstream-url` is a proxy flag');
-        const v = value();
-        let url: URL;
-        try {
-          url = new URL(v);
-        } catch {
-          throw new UsageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
-        }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
-        args.upstreamUrl = url;
-        break;
-      }
-      default:
-        rest.push(a);
-        continue;
-    }
-    given.add(flag);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
+    args.upstreamUrl = url;
   }
   if (args.listen === undefined) {
-    const stray = HTTP_ONLY.find((f) => given.has(f));
+    const stray = HTTP_ONLY.find((f) => all(f.slice(2)).length > 0);
     if (stray !== undefined) throw new UsageError(`\`${stray}\` needs \`--listen [HOST:]PORT\``);
   }
   if (args.stateless && command === 'proxy') {
     throw new UsageError('`--stateless` is a serve flag: the proxy keeps one upstream connection per session');
   }
-  return { args, rest };
+  return args;
 }
 
 /** `PORT`, `HOST:PORT` or `[IPV6]:PORT`. */

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../cli/args.js';
+import { requiredValue, stringFlag, type FlagValues } from '../cli/parse.js';
 import { resolveLimits, type BudgetOptions } from '../engine/index.js';
 import { execute, promoteExecReport } from '../exec/index.js';
 import { createWorkspaceServer } from '../server/create-server.js';
@@ -21,30 +22,24 @@ interface ExecArgs {
   team: { dbPath?: string; as?: string };
 }
 
-/** Parse `exec`'s arguments (budget flags are already taken out by the caller). */
-export function parseExecArgs(rest: readonly string[]): ExecArgs {
-  let action: string | undefined;
-  let inputText: string | undefined;
-  let inputFile: string | undefined;
-  let root = process.cwd();
+/** `exec`'s command line as `parseArgs` left it (budget flags are read by the caller). */
+export interface ExecCommandLine {
+  values: FlagValues;
+  positionals: readonly string[];
+}
+
+/** Check `exec`'s arguments and read its input. */
+export function parseExecArgs(line: ExecCommandLine): ExecArgs {
+  if (line.positionals.length > 1) throw new UsageError(`exec takes one action, got \`${line.positionals[0]}\` and \`${line.positionals[1]}\``);
+  const action = line.positionals[0];
+  let inputText = stringFlag(line.values, 'input');
+  const inputFile = requiredValue(line.values, 'input-file');
+  const root = requiredValue(line.values, 'root') ?? process.cwd();
   const team: ExecArgs['team'] = {};
-  for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!;
-    const flag = a.startsWith('--') ? a.split('=')[0]! : undefined;
-    if (flag === undefined) {
-      if (action !== undefined) throw new UsageError(`exec takes one action, got \`${action}\` and \`${a}\``);
-      action = a;
-      continue;
-    }
-    const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
-    if (v === undefined || (v === '' && flag !== '--input')) throw new UsageError(`\`${flag}\` needs a value`);
-    if (flag === '--input') inputText = v;
-    else if (flag === '--input-file') inputFile = v;
-    else if (flag === '--root') root = v;
-    else if (flag === '--team-db') team.dbPath = v;
-    else if (flag === '--as') team.as = v;
-    else throw new UsageError(`Unknown argument \`${flag}\` for exec`);
-  }
+  const dbPath = requiredValue(line.values, 'team-db');
+  const as = requiredValue(line.values, 'as');
+  if (dbPath !== undefined) team.dbPath = dbPath;
+  if (as !== undefined) team.as = as;
   if (action === undefined) throw new UsageError('exec needs an action, e.g. `mcp-budget exec workspace.list_dir --input {}`');
   if (inputText !== undefined && inputFile !== undefined) throw new UsageError('exec takes `--input` or `--input-file`, not both');
   if (inputFile !== undefined) inputText = readInputFile(inputFile);
@@ -72,8 +67,8 @@ function readInputFile(path: string): string {
 }
 
 /** Run `exec` once and print its envelope; returns the exit code (0 ok, 1 isError). */
-export async function runExec(rest: readonly string[], budget: BudgetOptions, stdout: NodeJS.WritableStream): Promise<number> {
-  const args = parseExecArgs(rest);
+export async function runExec(line: ExecCommandLine, budget: BudgetOptions, stdout: NodeJS.WritableStream): Promise<number> {
+  const args = parseExecArgs(line);
   const limits = resolveLimits(budget);
   const ws = await createWorkspaceServer(args.root, budget, args.team);
   try {

@@ -6,6 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { UsageError } from '../cli/args.js';
+import { requiredValue, type FlagValues } from '../cli/parse.js';
 import { PgTeamStore, ROLES, SqliteTeamStore, TeamError, importJsonLines, isPostgresTarget, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
 
 /** Streams of {@link runTeam}. */
@@ -14,21 +15,14 @@ export interface TeamCommandIo {
   stderr: NodeJS.WritableStream;
 }
 
+/** `team`'s command line as `parseArgs` left it (flags `root`, `team-db`, `role`; the subcommand and its words). */
+export interface TeamCommandLine {
+  values: FlagValues;
+  positionals: readonly string[];
+}
+
 /** Members listed per store read by `team list`. */
 const LIST_PAGE_ROWS = 500;
-
-function takeFlag(args: string[], name: string): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === name || a.startsWith(`${name}=`)) {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : args[i + 1];
-      if (v === undefined || v === '') throw new UsageError(`\`${name}\` needs a value`);
-      args.splice(i, a.includes('=') ? 1 : 2);
-      return v;
-    }
-  }
-  return undefined;
-}
 
 function role(v: string | undefined, fallback?: Role): Role {
   if (v === undefined && fallback !== undefined) return fallback;
@@ -37,14 +31,11 @@ function role(v: string | undefined, fallback?: Role): Role {
 }
 
 /** Run one `team` subcommand; returns the exit code. */
-export async function runTeam(argv: readonly string[], io: TeamCommandIo): Promise<number> {
-  const args = [...argv];
-  const root = takeFlag(args, '--root') ?? process.cwd();
-  const dbPath = takeFlag(args, '--team-db');
-  const roleFlag = takeFlag(args, '--role');
-  const [sub, ...rest] = args;
-  const unknown = rest.find((a) => a.startsWith('--'));
-  if (unknown !== undefined) throw new UsageError(`Unknown argument \`${unknown}\` for team`);
+export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise<number> {
+  const root = requiredValue(line.values, 'root') ?? process.cwd();
+  const dbPath = requiredValue(line.values, 'team-db');
+  const roleFlag = requiredValue(line.values, 'role');
+  const [sub, ...rest] = line.positionals;
   const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], 'set-role': [1, 2], import: [1] };
   if (sub === undefined || arity[sub] === undefined) throw new UsageError(`team needs a subcommand: add, list, deactivate, set-role or import${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
   if (!arity[sub]!.includes(rest.length)) throw new UsageError(`team ${sub}: wrong number of arguments`);

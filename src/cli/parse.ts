@@ -1,0 +1,80 @@
+/**
+ * One command line through `node:util` `parseArgs` (strict), configured from the command's table
+ * in src/cli/spec.ts. The proxy's `-- COMMAND ARGS` is split off first, so nothing after the first
+ * `--` is ever read as our flag. `parseArgs`' own errors become usage errors that name the flag.
+ */
+import { parseArgs } from 'node:util';
+import { UsageError } from './args.js';
+import type { CommandSpec } from './spec.js';
+
+/** Flag values as `parseArgs` returns them, keyed by long name without dashes. */
+export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** A parsed command line. */
+export interface ParsedCommandLine {
+  values: FlagValues;
+  positionals: string[];
+  /** The words after the first `--` (proxy only; empty when there is none). */
+  passthrough: string[];
+  /** A `--` was present (proxy only). */
+  separated: boolean;
+}
+
+/**
+ * Parse `argv` (the words after the command name) against `spec`. With `splitAtSeparator` the
+ * words after the first `--` are returned untouched in `passthrough`.
+ */
+export function parseCommandLine(spec: CommandSpec, argv: readonly string[], splitAtSeparator = false): ParsedCommandLine {
+  const sep = splitAtSeparator ? argv.indexOf('--') : -1;
+  const own = sep === -1 ? [...argv] : argv.slice(0, sep);
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
+  for (const f of spec.flags) {
+    options[f.name] = { type: f.type, ...(f.multiple === true ? { multiple: true } : {}), ...(f.short === undefined ? {} : { short: f.short }) };
+  }
+  try {
+    const { values, positionals } = parseArgs({ args: own, options, strict: true, allowPositionals: spec.positionals });
+    return { values: values as FlagValues, positionals, passthrough: sep === -1 ? [] : argv.slice(sep + 1), separated: sep !== -1 };
+  } catch (e) {
+    throw usageErrorOf(e, spec.name);
+  }
+}
+
+/** `parseArgs`' error as a usage error in the house wording (flag in backticks). */
+function usageErrorOf(e: unknown, command: string): unknown {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const message = (e as Error)?.message ?? '';
+  const named = /'([^' ]+)/.exec(message)?.[1] ?? '';
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(command === 'apply' ? `Unknown flag \`${named}\` for apply` : `Unknown argument \`${named}\` for ${command}${command === 'proxy' ? ' (put the server command after --)' : ''}`);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(`Unknown argument \`${named}\` for ${command}${command === 'proxy' ? ' (put the server command after --)' : ''}`);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (message.includes('does not take an argument')) return new UsageError(`\`${named}\` takes no value`);
+      if (message.includes('ambiguous')) return new UsageError(`\`${named}\` needs a value (one starting with a dash goes as \`${named}=-...\`)`);
+      return new UsageError(`\`${named}\` needs a value`);
+    default:
+      return e;
+  }
+}
+
+/** The value of string flag `name`, undefined when absent; the last one when repeated. */
+export function stringFlag(values: FlagValues, name: string): string | undefined {
+  const v = values[name];
+  if (Array.isArray(v)) return v.length === 0 ? undefined : String(v[v.length - 1]);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Every value of repeatable flag `name`, in order. */
+export function stringFlags(values: FlagValues, name: string): string[] {
+  const v = values[name];
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/** A non-empty value of `name`, or undefined when absent; an empty one is a usage error. */
+export function requiredValue(values: FlagValues, name: string, what = 'a value'): string | undefined {
+  const v = stringFlag(values, name);
+  if (v === '') throw new UsageError(`\`--${name}\` needs ${what}`);
+  return v;
+}

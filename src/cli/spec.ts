@@ -1,0 +1,174 @@
+/**
+ * The commands of `mcp-budget` and their flags, written down once: `parseArgs` is configured from
+ * these tables (src/cli/parse.ts) and `--help` is printed from them (src/cli/help.ts), so the
+ * flags a command accepts and the flags its help lists cannot drift apart.
+ */
+import { DEFAULT_LIMITS, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES } from '../engine/index.js';
+import { DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
+import { BUDGET_FLAGS } from './args.js';
+
+/** One flag: its long name (without `--`), whether it takes a value, and what its help says. */
+export interface FlagSpec {
+  /** Long name without the dashes, as `parseArgs` keys it: `max-bytes`. */
+  name: string;
+  type: 'string' | 'boolean';
+  /** May be given more than once (values collected in order). */
+  multiple?: boolean;
+  /** A one-letter alias (`-h`). */
+  short?: string;
+  /** Placeholder of the value in help: `N`, `DIR`. */
+  value?: string;
+  /** One line of help. */
+  help: string;
+  /** The default, as help prints it. */
+  default?: string;
+  /** The environment variable that also sets it (the flag wins). */
+  env?: string;
+}
+
+/** One command: its usage lines, flags, whether it takes positionals, and one example. */
+export interface CommandSpec {
+  name: string;
+  /** One line for `mcp-budget --help`. */
+  summary: string;
+  usage: readonly string[];
+  flags: readonly FlagSpec[];
+  /** Takes positional arguments (FILE, ACTION, a team subcommand). */
+  positionals: boolean;
+  example: string;
+  /** Extra lines after the flags. */
+  notes?: readonly string[];
+}
+
+/** Sizes in help: `65536` becomes `64KiB`. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (n >= size && n % size === 0) return `${n / size}${unit}`;
+  }
+  return String(n);
+}
+
+const BUDGET_HELP: Record<string, string> = {
+  '--max-bytes': 'whole result, report and notice included',
+  '--max-text-bytes': 'all text blocks together (scales: 3/4 of --max-bytes)',
+  '--max-block-bytes': 'one text block (scales: 1/2 of --max-bytes)',
+  '--max-items': 'items per array',
+  '--max-keys': 'members per object',
+  '--max-string-bytes': 'any other string (scales: 1/8 of --max-bytes)',
+  '--max-depth': 'nesting depth, the result object is 1',
+  '--max-omitted-paths': 'pointers listed in the report',
+};
+
+/** The budget flags every command that bounds results takes. */
+export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
+  ...BUDGET_FLAGS.map((def): FlagSpec => {
+    const n = DEFAULT_LIMITS[def.limit];
+    const { min, max } = LIMIT_RANGES[def.limit];
+    return {
+      name: def.flag.slice(2),
+      type: 'string',
+      value: 'N',
+      help: `${BUDGET_HELP[def.flag] ?? ''} (${min}–${max})`,
+      default: def.size ? formatBytes(n) : String(n),
+      env: def.env,
+    };
+  }),
+  { name: 'no-notice', type: 'boolean', help: 'do not append the model-visible notice block', env: 'MCP_BUDGET_NOTICE=0' },
+  { name: 'protocol-version', type: 'string', value: 'V', help: 'negotiated MCP version (decides version-specific fields)', default: 'unset (both kept)', env: 'MCP_BUDGET_PROTOCOL_VERSION' },
+];
+
+const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'boolean', help: 'print this help' };
+
+/** The Streamable HTTP flags shared by serve and proxy (checked in src/cli/listen-args.ts). */
+export const LISTEN_FLAG_SPECS: readonly FlagSpec[] = [
+  { name: 'listen', type: 'string', value: '[HOST:]PORT', help: 'serve MCP Streamable HTTP on http://HOST:PORT/mcp (HOST 127.0.0.1 unless named; port 0 picks one)', default: 'stdio' },
+  { name: 'json-response', type: 'boolean', help: 'JSON answers instead of SSE streams (with --listen)' },
+  { name: 'max-request-bytes', type: 'string', value: 'N', help: 'largest client message (1KiB–1GiB); with --listen, refused with 413', default: `${formatBytes(DEFAULT_MAX_REQUEST_BYTES)} (HTTP: ${formatBytes(DEFAULT_HTTP_MAX_REQUEST_BYTES)})` },
+  { name: 'allow-host', type: 'string', multiple: true, value: 'NAME', help: 'accept this Host name too (with --listen)', default: 'loopback names and the bound host' },
+  { name: 'allow-origin', type: 'string', multiple: true, value: 'ORIGIN', help: 'accept this Origin too (with --listen)', default: 'loopback origins of the bound port' },
+  { name: 'token-file', type: 'string', value: 'FILE', help: 'require Authorization: Bearer TOKEN; lines `TOKEN MEMBER`; mode 600 (with --listen)' },
+  { name: 'session-idle-ms', type: 'string', value: 'N', help: 'close sessions idle this long (100–604800000, with --listen)', default: String(DEFAULT_SESSION_IDLE_MS) },
+  { name: 'max-sessions', type: 'string', value: 'N', help: 'sessions open at once (1–100000, with --listen)', default: String(DEFAULT_MAX_SESSIONS) },
+  { name: 'shutdown-ms', type: 'string', value: 'N', help: 'on SIGTERM/SIGINT, time left to requests in flight (0–600000, with --listen)', default: String(DEFAULT_SHUTDOWN_GRACE_MS) },
+];
+
+const ROOT: FlagSpec = { name: 'root', type: 'string', value: 'DIR', help: 'the workspace root', default: 'the current directory' };
+const TEAM_DB: FlagSpec = { name: 'team-db', type: 'string', value: 'PATH', help: 'the team store: a SQLite file or a postgres:// URL', default: 'the user state directory, one file per root' };
+const AS: FlagSpec = { name: 'as', type: 'string', value: 'NAME', help: 'the calling member', default: 'the OS user (the first one on an empty store is owner)' };
+
+/** Every command, in the order `mcp-budget --help` lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'apply',
+    summary: 'Bound one CallToolResult or JSON-RPC response (file or stdin) and print the bounded JSON.',
+    usage: ['mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]'],
+    flags: [{ name: 'mode', type: 'string', value: 'MODE', help: 'auto (= stream, flat memory), memory (JSON.parse, for debugging), stream', default: 'auto' }, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    positionals: true,
+    example: 'mcp-budget apply --max-bytes 16KiB result.json',
+    notes: ['Exit codes: 0 success (truncated or not), 1 invalid input, 2 usage error, 130 interrupted.'],
+  },
+  {
+    name: 'proxy',
+    summary: 'Run a stdio MCP server (or reach a Streamable HTTP one) and bound every tools/call result it returns.',
+    usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--listen [HOST:]PORT ...] --upstream-url URL'],
+    flags: [{ name: 'upstream-url', type: 'string', value: 'URL', help: 'bound a remote Streamable HTTP server instead of spawning COMMAND' }, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    positionals: false,
+    example: 'mcp-budget proxy --max-bytes 32KiB -- npx -y @modelcontextprotocol/server-filesystem .',
+  },
+  {
+    name: 'serve',
+    summary: 'The workspace MCP server over stdio, or Streamable HTTP with --listen.',
+    usage: ['mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--listen [HOST:]PORT ...] [budget flags]'],
+    flags: [
+      ROOT, TEAM_DB, AS,
+      { name: 'stateless', type: 'boolean', help: 'one transport per request, no sessions (with --listen)' },
+      { name: 'cursor-key-file', type: 'string', value: 'FILE', help: 'cursor signing key shared by replicas', default: 'random per process', env: 'MCP_BUDGET_CURSOR_KEY (the key itself)' },
+      ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG,
+    ],
+    positionals: false,
+    example: 'mcp-budget serve --root . --max-bytes 32KiB',
+  },
+  {
+    name: 'limits',
+    summary: 'Print the effective limits (after flags, environment and scaling) as JSON.',
+    usage: ['mcp-budget limits [budget flags]'],
+    flags: [...BUDGET_FLAG_SPECS, HELP_FLAG],
+    positionals: false,
+    example: 'MCP_BUDGET_MAX_ITEMS=50 mcp-budget limits --max-bytes 32KiB',
+  },
+  {
+    name: 'team',
+    summary: 'Administer the team store\'s members, or import JSON Lines.',
+    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | set-role NAME ROLE | import FILE'],
+    flags: [ROOT, TEAM_DB, { name: 'role', type: 'string', value: 'R', help: 'the role of `add` (or of `set-role` without ROLE)', default: 'member' }, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    positionals: true,
+    example: 'mcp-budget team --root . add alice --role admin',
+    notes: ['import reads JSON Lines, one object per line (kind: member, channel, message, task, comment).'],
+  },
+  {
+    name: 'exec',
+    summary: 'Run one action of serve\'s exec tool and print its envelope as JSON.',
+    usage: ['mcp-budget exec ACTION [--input JSON | --input-file FILE] [--root DIR] [--team-db PATH] [--as NAME] [budget flags]'],
+    flags: [
+      { name: 'input', type: 'string', value: 'JSON', help: 'the action\'s input, a JSON object', default: '{}' },
+      { name: 'input-file', type: 'string', value: 'FILE', help: 'read the input from FILE (- for stdin)' },
+      ROOT, TEAM_DB, AS, ...BUDGET_FLAG_SPECS, HELP_FLAG,
+    ],
+    positionals: true,
+    example: 'mcp-budget exec workspace.list_dir --input \'{"path":"."}\'',
+    notes: ['Exit codes: 0 ok, 1 an isError envelope, 2 usage error.'],
+  },
+  {
+    name: 'demo',
+    summary: 'Bound a generated oversized result and print what came out, with its report.',
+    usage: ['mcp-budget demo [budget flags]'],
+    flags: [...BUDGET_FLAG_SPECS, HELP_FLAG],
+    positionals: false,
+    example: 'mcp-budget demo --max-bytes 8KiB',
+  },
+];
+
+/** The spec of `name`, or undefined for an unknown command. */
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
