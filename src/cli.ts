@@ -5,6 +5,7 @@
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
 import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, UsageError } from './cli/args.js';
+import { commandHelp, mainHelp, packageVersion } from './cli/help.js';
 import { LISTEN_USAGE, listenArgsFromFlags } from './cli/listen-args.js';
 import { parseCommandLine, requiredValue, stringFlag } from './cli/parse.js';
 import { findCommand } from './cli/spec.js';
@@ -53,15 +54,21 @@ ${LISTEN_USAGE}`;
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(USAGE + '\n');
+    // `help COMMAND` is `COMMAND --help`; bare `mcp-budget` is a usage error (exit 2) with the full usage.
+    const target = command === 'help' && args[0] !== undefined ? findCommand(args[0]) : undefined;
+    process.stdout.write(target !== undefined ? commandHelp(target) : command === undefined ? USAGE + '\n' : mainHelp() + '\n' + USAGE + '\n');
     return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(packageVersion() + '\n');
+    return 0;
   }
   const spec = findCommand(command);
   if (spec === undefined) throw new UsageError(`Unknown command \`${command}\``);
   // The proxy's server command follows the first `--` and is never read as our flags.
   const { values, positionals, passthrough } = parseCommandLine(spec, args, command === 'proxy');
   if (values.help === true) {
-    process.stdout.write(USAGE + '\n');
+    process.stdout.write(commandHelp(spec));
     return 0;
   }
   const flagOptions = budgetOptionsFromFlags(values);
