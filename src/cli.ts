@@ -5,6 +5,7 @@
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
 import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, UsageError } from './cli/args.js';
+import { cutLogger, logCutsEnabled } from './cli/cut-log.js';
 import { commandHelp, mainHelp, packageVersion } from './cli/help.js';
 import { LISTEN_USAGE, listenArgsFromFlags } from './cli/listen-args.js';
 import { parseCommandLine, requiredValue, stringFlag } from './cli/parse.js';
@@ -98,9 +99,11 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'proxy': {
       const http = listenArgsFromFlags(values, 'proxy');
+      const logCuts = logCutsEnabled(values['log-cuts'], process.env);
       const maxRequestBytes = http.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
       if (http.upstreamUrl !== undefined && passthrough.length > 0) throw new UsageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
       if (http.upstreamUrl !== undefined || http.listen !== undefined) {
+        if (values['log-cuts'] === true) throw new UsageError('`--log-cuts` works over stdio only for now, not with `--listen` or `--upstream-url`');
         if (http.upstreamUrl === undefined && passthrough.length === 0) throw new UsageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
         const { runProxyHttp } = await import('./commands/proxy-http.js');
         const listen = http.listen === undefined ? undefined : { ...http, listen: http.listen };
@@ -117,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
         stdin: process.stdin,
         stdout: process.stdout,
         stderr: process.stderr,
+        ...(logCuts ? { onTruncated: cutLogger(process.stderr) } : {}),
       });
     }
     case 'serve': {
@@ -128,6 +132,7 @@ async function main(argv: string[]): Promise<number> {
       if (as !== undefined) team.as = as;
       const http = listenArgsFromFlags(values, 'serve');
       if (http.listen !== undefined) {
+        if (values['log-cuts'] === true) throw new UsageError('`--log-cuts` works over stdio only for now, not with `--listen`');
         const { runServeHttp } = await import('./commands/serve-http.js');
         return runServeHttp(root, options, team, { ...http, listen: http.listen }, process.stderr);
       }
@@ -136,7 +141,8 @@ async function main(argv: string[]): Promise<number> {
         await useCursorKey(http.cursorKeyFile);
       }
       const { runServe } = await import('./commands/serve.js');
-      await runServe(root, options, { team, ...(http.maxRequestBytes === undefined ? {} : { maxRequestBytes: http.maxRequestBytes }) });
+      const onTruncated = logCutsEnabled(values['log-cuts'], process.env) ? cutLogger(process.stderr) : undefined;
+      await runServe(root, options, { team, ...(http.maxRequestBytes === undefined ? {} : { maxRequestBytes: http.maxRequestBytes }), ...(onTruncated === undefined ? {} : { onTruncated }) });
       return 0;
     }
     case 'exec': {

@@ -77,6 +77,8 @@ export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
   { name: 'protocol-version', type: 'string', value: 'V', help: 'negotiated MCP version (decides version-specific fields)', default: 'unset (both kept)', env: 'MCP_BUDGET_PROTOCOL_VERSION' },
 ];
 
+const LOG_CUTS: FlagSpec = { name: 'log-cuts', type: 'boolean', help: 'one JSON line per cut result on stderr (stdio only, not with --listen or --upstream-url)', default: 'off', env: 'MCP_BUDGET_LOG_CUTS=1' };
+
 const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'boolean', help: 'print this help' };
 
 /** The Streamable HTTP flags shared by serve and proxy (checked in src/cli/listen-args.ts). */
@@ -110,17 +112,17 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'proxy',
     summary: 'Run a stdio MCP server (or reach a Streamable HTTP one) and bound every tools/call result it returns.',
-    usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--listen [HOST:]PORT ...] --upstream-url URL'],
-    flags: [{ name: 'upstream-url', type: 'string', value: 'URL', help: 'bound a remote Streamable HTTP server instead of spawning COMMAND' }, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--listen [HOST:]PORT ...] --upstream-url URL'],
+    flags: [{ name: 'upstream-url', type: 'string', value: 'URL', help: 'bound a remote Streamable HTTP server instead of spawning COMMAND' }, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
     positionals: false,
     example: 'mcp-budget proxy --max-bytes 32KiB -- npx -y @modelcontextprotocol/server-filesystem .',
   },
   {
     name: 'serve',
     summary: 'The workspace MCP server over stdio, or Streamable HTTP with --listen.',
-    usage: ['mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--listen [HOST:]PORT ...] [budget flags]'],
+    usage: ['mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--log-cuts] [--listen [HOST:]PORT ...] [budget flags]'],
     flags: [
-      ROOT, TEAM_DB, AS,
+      ROOT, TEAM_DB, AS, LOG_CUTS,
       { name: 'stateless', type: 'boolean', help: 'one transport per request, no sessions (with --listen)' },
       { name: 'cursor-key-file', type: 'string', value: 'FILE', help: 'cursor signing key shared by replicas', default: 'random per process', env: 'MCP_BUDGET_CURSOR_KEY (the key itself)' },
       ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG,

@@ -7,6 +7,7 @@
 import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer } from '../server/create-server.js';
 import type { TeamSessionOptions } from '../team/index.js';
+import type { TruncationListener } from '../transport/response-budget.js';
 import { BoundedStdioServerTransport, type BoundedStdioOptions } from '../transport/stdio-server.js';
 
 /** Quote for a POSIX shell: single quotes, with any single quote closed, escaped and reopened. */
@@ -30,14 +31,14 @@ export function connectHelp(root: string): string {
 }
 
 /** Options of {@link runServe}: the stdio transport's limits (and streams, for embedding), and the team store (`--team-db`, `--as`). */
-export type ServeOptions = BoundedStdioOptions & { team?: TeamSessionOptions };
+export type ServeOptions = BoundedStdioOptions & { team?: TeamSessionOptions; onTruncated?: TruncationListener };
 
 /**
  * Serve the workspace at `root` over stdio until the client goes: the transport closes once stdin
  * has ended and every request read has been answered, or at once when stdout is closed (EPIPE).
  */
 export async function runServe(root: string, budget: BudgetOptions, options: ServeOptions = {}): Promise<void> {
-  const ws = await createWorkspaceServer(root, budget, options.team);
+  const ws = await createWorkspaceServer(root, budget, options.team, options.onTruncated);
   const stdin = options.stdin ?? process.stdin;
   if ((stdin as { isTTY?: boolean }).isTTY === true) (options.stderr ?? process.stderr).write(connectHelp(ws.workspace.root));
   const transport = new BoundedStdioServerTransport(options);

@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Workspace } from '../fs/confine.js';
 import { CursorCodec } from '../fs/cursor.js';
 import { resolveLimits, type BudgetOptions } from '../engine/index.js';
+import type { TruncationListener } from '../transport/response-budget.js';
 import { withResultBudget } from '../transport/with-result-budget.js';
 import type { InventoryRow, ToolContext } from './tool-kinds.js';
 import { registerGitTools } from './git-tools.js';
@@ -36,8 +37,9 @@ export interface WorkspaceServer {
 /**
  * @param team the team store file and the calling member (`--team-db`, `--as`); the store is
  *   opened now when its file exists (a bad file is a startup error), else on the first team call.
+ * @param onTruncated observer of every result the budget cut (`serve --log-cuts`).
  */
-export async function createWorkspaceServer(root: string, budget: BudgetOptions = {}, team: TeamSessionOptions = {}): Promise<WorkspaceServer> {
+export async function createWorkspaceServer(root: string, budget: BudgetOptions = {}, team: TeamSessionOptions = {}, onTruncated?: TruncationListener): Promise<WorkspaceServer> {
   const limits = resolveLimits(budget);
   const page = pageBudgetFor(limits); // limits too small for any page: a startup error naming the minimum
   const workspace = await Workspace.open(root);
@@ -56,7 +58,7 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
     rows: ctx.rows,
     actions,
     // exec's answers move under the report key once the budget has passed them
-    connect: (transport) => server.connect(withResultBudget(withExecReports(transport), budget)),
+    connect: (transport) => server.connect(withResultBudget(withExecReports(transport), onTruncated === undefined ? budget : { ...budget, onTruncated })),
     close: async () => {
       browser.close();
       await server.close();

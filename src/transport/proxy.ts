@@ -22,7 +22,7 @@ import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from './json
 import { LineFramer } from './line-framer.js';
 import { LongServerLine, PASS_THROUGH_MAX_BYTES } from './long-response.js';
 import { StreamedBytesCollector } from './memory.js';
-import { ResponseBudget } from './response-budget.js';
+import { ResponseBudget, type TruncationListener } from './response-budget.js';
 import { ServerOutput } from './server-output.js';
 
 export interface ProxyOptions {
@@ -39,6 +39,8 @@ export interface ProxyOptions {
   stdout: Writable;
   stderr: Writable;
   env?: NodeJS.ProcessEnv;
+  /** Called for every response the budget changed (`--log-cuts`). */
+  onTruncated?: TruncationListener;
   /** Stop the server on this process's SIGINT, SIGTERM and SIGHUP (off when an embedder runs many proxies and stops them itself). @default true */
   handleSignals?: boolean;
 }
@@ -67,7 +69,7 @@ class Proxy {
     private readonly o: ProxyOptions,
     private readonly done: (code: number) => void,
   ) {
-    this.budget = new ResponseBudget(o.limits);
+    this.budget = new ResponseBudget(o.limits, o.onTruncated);
     this.name = [o.command, ...o.args].join(' ').slice(0, 200);
     this.output = new ServerOutput({
       budget: this.budget,

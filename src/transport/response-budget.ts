@@ -7,13 +7,18 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../engine/index.js';
+import { boundJson, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../engine/index.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
 
-/** Observer of responses the budget changed (for logs and metrics). */
-export type TruncationListener = (info: { id: RequestId; tool: string | undefined; report: BudgetReport }) => void;
+/**
+ * Observer of responses the budget changed (for logs and metrics). Sizes are measured only when a
+ * listener is installed. `bytesAfter`: the UTF-8 bytes of the result sent (exact). `bytesBefore`:
+ * the bytes of the original result when it was held whole (exact); for a response bounded while it
+ * streamed, the bytes of the whole response line as read (so a few dozen bytes of envelope more).
+ */
+export type TruncationListener = (info: { id: RequestId; tool: string | undefined; report: BudgetReport; bytesBefore?: number; bytesAfter?: number }) => void;
 
 /** Methods whose responses carry a tool result. */
 export const BOUNDED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tasks/result']);
@@ -206,23 +211,32 @@ export class ResponseBudget {
     if (!BOUNDED_METHODS.has(request.method)) return m;
     const id = m.id as RequestId;
     const limits = this.current;
-    // Perf: one fit pass; a response that fits is passed on as the very object it was.
+    // Perf: a response that fits is passed on as the very object it was, checked without being
+    // serialized (the transport serializes it; `fitsWithinBudget` serializes only a value near a
+    // bound). A response that does not fit is checked again by `boundJson`, which stops at the
+    // first bound broken.
     if ('error' in m) {
+      if (fitsWithinBudget(m.error, limits, 'error')) return m;
       const out = boundJson(m.error, limits, 'error');
       if (out.unchanged) return m;
-      if (out.report !== undefined) this.onTruncated?.({ id, tool: request.tool, report: out.report });
+      if (out.report !== undefined && this.onTruncated !== undefined) {
+        this.onTruncated({ id, tool: request.tool, report: out.report, bytesBefore: byteLength(m.error), bytesAfter: Buffer.byteLength(out.json) });
+      }
       return { ...m, error: JSON.parse(out.json) as unknown };
     }
+    if (fitsWithinBudget(m.result, limits, 'result')) return m;
     const out = boundJson(m.result, limits, 'result');
     if (out.unchanged) return m;
-    return { ...m, result: this.typed(request, m.result as Json, JSON.parse(out.json) as Json, out.report, id) };
+    const bytesBefore = this.onTruncated === undefined ? undefined : byteLength(m.result);
+    return { ...m, result: this.typed(request, m.result as Json, JSON.parse(out.json) as Json, out.report, id, undefined, bytesBefore) };
   }
 
   /**
    * Apply the typed-result policy to a bounded result and report it. `receiptFrom`: the original
    * structure a mutation's receipt is taken from, when `original` is not the original (streaming).
+   * `bytesBefore`: the original's size for the listener, when known.
    */
-  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown): Json {
+  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number): Json {
     if (report === undefined) return bounded;
     let result = bounded;
     const tool = request.tool === undefined ? undefined : this.catalog.get(request.tool);
@@ -230,7 +244,14 @@ export class ResponseBudget {
       const from = receiptFrom === undefined ? original.structuredContent : receiptFrom;
       result = enforceOutputSchema(request.tool, tool, original, bounded, report, this.current.maxResultBytes, this.current, from);
     }
-    this.onTruncated?.({ id, tool: request.tool, report });
+    if (this.onTruncated !== undefined) {
+      this.onTruncated({ id, tool: request.tool, report, ...(bytesBefore === undefined ? {} : { bytesBefore }), bytesAfter: byteLength(result) });
+    }
     return result;
   }
+}
+
+/** UTF-8 bytes of a value as JSON (only measured for a truncation listener). */
+function byteLength(v: unknown): number {
+  return Buffer.byteLength(JSON.stringify(v) ?? '');
 }

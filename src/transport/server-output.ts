@@ -142,7 +142,7 @@ export class ServerOutput {
       const r = result as Record<string, unknown>;
       const report = (r._meta as Record<string, unknown> | undefined)?.['io.github.mcp-result-budget/budget'];
       // Only the bounded result is at hand: a mutation's receipt comes from the captured original members.
-      result = this.o.budget.typed(request, r, r, report as never, id, receiptFrom);
+      result = this.o.budget.typed(request, r, r, report as never, id, receiptFrom, total);
     }
     // The placeholder id goes: the response carries the id the server wrote, whatever its length.
     this.o.toClient(JSON.stringify('result' in message ? { ...message, result, id } : { ...message, id }) + '\n');
