@@ -121,6 +121,8 @@ type Mode = 'exact' | 'upper' | 'bounds';
 function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, mode: Mode | boolean, deferred: string[] = []): number {
   const m: Mode = mode === true ? 'exact' : mode === false ? 'upper' : mode;
   let bytes = 0;
+  // Bounds mode: what `bytes` may undercount (upper bound of the JSON = bytes + extra).
+  let extra = 0;
   let text = 0;
   const maxBytes = limits.maxResultBytes;
   const over = m === 'upper' ? MAYBE : NOT_FIT;
@@ -134,6 +136,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       if (n > bound) n = escapedLength(s);
       if (n > bound) throw NOT_FIT;
       bytes += s.length + 2;
+      extra += n - s.length;
       return n;
     }
     n = m === 'exact' ? escapedLength(s) : upperBound(s);
@@ -172,6 +175,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       const sv = v as string;
       if (sv.length > free && (sv.length > maxString || escapedLength(sv) > maxString)) throw NOT_FIT;
       bytes += sv.length + 2;
+      extra += sv.length * 5; // no UTF-16 unit takes more than 6 bytes escaped
     } else if (t === 'object' && v !== null) {
       if (!isPlainish(v)) throw NOT_FIT;
       stack.push({ value: v as object, kind: 'generic', depth: depth + 1 });
@@ -179,6 +183,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       throw NOT_FIT;
     } else {
       bytes += 1; // a lower bound: the exact size comes from the JSON
+      extra += MAX_SCALAR_BYTES - 1;
     }
   };
   const maxKeys = limits.maxKeys;
@@ -187,6 +192,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     if (t === 'undefined' || t === 'function' || t === 'symbol') return;
     if (key.length > free && (key.length > MAX_KEY_UNITS || escapedLength(key) > maxString)) throw NOT_FIT;
     bytes += key.length + 4;
+    extra += key.length * 5;
     genericValue(v, depth);
   };
   const ownOnly = !hasEnumerable(Object.prototype);
@@ -196,6 +202,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
   const deferText = (s: string): void => {
     if (s.length > maxBlock) throw NOT_FIT;
     bytes += s.length + 2;
+    extra += s.length * 5;
     deferred.push(s);
   };
   while (stack.length > 0) {
@@ -243,6 +250,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     }
     if (k === 'generic' && m === 'bounds') {
       // Perf: the common case (structured data) in a tight loop: only the checks generic members need.
+      extra += 2; // members count a comma each: `{}` and the last member's brackets are not counted
       const proto: unknown = Object.getPrototypeOf(value);
       if (ownOnly && (proto === Object.prototype || proto === null)) {
         // Perf: a for-in whose body reads `value[key]` reads through the object's enum cache, not
@@ -254,6 +262,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
           genericMember(key, (value as Record<string, unknown>)[key], depth);
         }
       } else {
+        extra = Infinity; // another prototype (a boxed primitive serializes as its primitive): measure
         const keys = Object.keys(value);
         if (keys.length > maxKeys) throw NOT_FIT;
         for (let i = 0; i < keys.length; i++) genericMember(keys[i]!, (value as Record<string, unknown>)[keys[i]!], depth);
@@ -261,6 +270,7 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
       if (bytes > maxBytes) throw NOT_FIT;
       continue;
     }
+    if (m === 'bounds' && !plainProto(value)) extra = Infinity; // as for generic objects
     const keys = Object.keys(value);
     if (countsKeys(k) && keys.length > limits.maxKeys) throw NOT_FIT;
     // Every member takes at least `"":0` and a comma; undefined members are rare enough to ignore
@@ -298,8 +308,19 @@ function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimit
     bytes += members === 0 ? 2 : members + 1;
     if (bytes > maxBytes) throw over;
   }
+  lastUpper = bytes + extra;
   return bytes;
 }
+
+/**
+ * Bounds mode: an upper bound of the JSON size of the value `checkRoot` last returned for (its
+ * strings at 6 bytes a UTF-16 unit, other generic scalars at `MAX_SCALAR_BYTES`). Perf: a module
+ * variable, so the walk allocates no result object.
+ */
+let lastUpper = 0;
+
+/** No number, boolean or null takes more (`-0.0000012345678901234567`: 25 characters). */
+const MAX_SCALAR_BYTES = 25;
 
 /**
  * Past this lower bound of its size, a value is measured in JavaScript rather than serialized to
@@ -321,12 +342,32 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
   try {
     const texts: string[] = [];
     const lower = checkRoot(value, root, limits, 'bounds', texts);
+    // Perf: a value whose upper bound is within every bound fits without being serialized (the
+    // transport serializes it anyway); only a value near a bound is serialized to be measured.
+    if (lastUpper <= limits.maxResultBytes && textsWithinByLength(texts, limits)) return true;
     if (lower > SERIALIZE_TO_MEASURE_MAX_BYTES) return measure(value, root, limits) <= limits.maxResultBytes;
     return jsonFits(JSON.stringify(value), texts, lower, limits);
   } catch (e) {
     if (e === NOT_FIT) return false;
     throw e;
   }
+}
+
+/** The text bounds, proven from lengths alone (6 bytes a UTF-16 unit at most). */
+function textsWithinByLength(texts: readonly string[], limits: ResolvedLimits): boolean {
+  let sum = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const n = texts[i]!.length * 6;
+    if (n > limits.maxBlockBytes) return false;
+    sum += n;
+  }
+  return sum <= limits.maxTextBytes;
+}
+
+/** An object literal's prototype (or none): serialized as its own enumerable members, nothing else. */
+function plainProto(o: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(o);
+  return proto === Object.prototype || proto === null;
 }
 
 /** Whether anything enumerable sits on `o` (Object.prototype normally has nothing: for-in is then own-only). */
@@ -346,7 +387,7 @@ const TEXT_BLOCK_FRAME_BYTES = '{"type":"text","text":}'.length;
 function isPlainTextBlock(v: unknown): v is { type: 'text'; text: string } {
   if (!isPlainish(v) || Array.isArray(v)) return false;
   const b = v as { type?: unknown; text?: unknown };
-  if (b.type !== 'text' || typeof b.text !== 'string') return false;
+  if (b.type !== 'text' || typeof b.text !== 'string' || !plainProto(b)) return false;
   const keys = Object.keys(b);
   return keys.length === 2 && (keys[0] === 'type' || keys[0] === 'text') && (keys[1] === 'type' || keys[1] === 'text');
 }
