@@ -63,7 +63,7 @@ describe('fits without serializing', () => {
   });
 
   it('fits-upper: strings and keys of the widest escapes, at the byte bound', () => {
-    for (const c of ['\u0001', '\ud800', '"', '\n', 'é', '😀']) {
+    for (const c of ['\u0001', '\ud800', '"', '\n', 'é', '—', 'a—', '😀']) {
       const s = c.repeat(Math.ceil(1300 / (Buffer.byteLength(JSON.stringify(c)) - 2)));
       for (const v of [{ structuredContent: { k: s } }, { structuredContent: { [s]: 1 } }, { structuredContent: { a: [s] } }, { content: [{ type: 'text', text: s }] }]) {
         const size = Buffer.byteLength(JSON.stringify(v));
@@ -71,7 +71,19 @@ describe('fits without serializing', () => {
           const l = lim({ maxResultBytes: bound, maxStringBytes: bound, maxTextBytes: bound, maxBlockBytes: bound });
           expect(fitsWithinBudget(v, l, 'result')).toBe(exact(v, l));
           expect(fitsWithinBudget(v, l, 'result')).toBe(bound >= size);
+          // Only the byte bound near the size (text and string bounds far away).
+          const lb = lim({ maxResultBytes: bound, maxStringBytes: 1 << 20, maxTextBytes: 1 << 20, maxBlockBytes: 1 << 20 });
+          expect(fitsWithinBudget(v, lb, 'result')).toBe(bound >= size);
         }
+      }
+      // The total text bound near the texts' size (two blocks, every other bound far away).
+      const half = s.slice(0, Math.ceil(s.length / 2));
+      const two = { content: [{ type: 'text', text: half }, { type: 'text', text: half }] };
+      const textBytes = 2 * (Buffer.byteLength(JSON.stringify(half)) - 2);
+      for (const bound of [textBytes - 1, textBytes, textBytes + 1]) {
+        const l = lim({ maxResultBytes: 1 << 20, maxStringBytes: 1 << 20, maxTextBytes: bound, maxBlockBytes: 1 << 20 });
+        expect(fitsWithinBudget(two, l, 'result')).toBe(exact(two, l));
+        expect(fitsWithinBudget(two, l, 'result')).toBe(bound >= textBytes);
       }
       const e = { code: 1, message: s };
       const size = Buffer.byteLength(JSON.stringify(e));
