@@ -12,7 +12,10 @@
  *   - decorator: `StdioServerTransport.send` of a fitting tools/call response, plain vs wrapped.
  * Fixture: bench/proxy-upstream.mjs (answers like an SDK server, the id last).
  * Command: npm run build && npm run bench:proxy   (BENCH_PROXY_SDK=0 skips the slow SDK row;
- *   BENCH_PROXY_SIZES=100,1024 chooses the huge sizes)
+ *   BENCH_PROXY_SIZES=100,1024 chooses the huge sizes; BENCH_PROXY_ONLY=decorator runs only the
+ *   decorator-overhead section; BENCH_PROXY_BASELINE=<another build's dist directory> adds that
+ *   build's decorator to the same run, side by side; BENCH_PROXY_ROUNDS=5 rounds of the decorator
+ *   section, task order rotated)
  * Results: bench/RESULTS.md, section "Proxy and decorator (issue 4)".
  * Reading: ratios in the same run; goals: huge ≤ 2× floor and proxy RSS ≤ 100 MB; small latency
  *   ≤ 1.3× direct; decorator overhead ≤ 10% of the transport's own send time.
@@ -83,7 +86,8 @@ class RawClient {
 }
 
 console.log(machineLine());
-const sizes = (process.env.BENCH_PROXY_SIZES ?? '100,1024').split(',').map(Number);
+const onlyDecorator = process.env.BENCH_PROXY_ONLY === 'decorator';
+const sizes = onlyDecorator ? [] : (process.env.BENCH_PROXY_SIZES ?? '100,1024').split(',').map(Number);
 
 // ---- huge results
 const hugeRows: string[][] = [];
@@ -117,7 +121,7 @@ for (const mb of sizes) {
 }
 
 let sdkRow: string[] | undefined;
-if (process.env.BENCH_PROXY_SDK !== '0') {
+if (!onlyDecorator && process.env.BENCH_PROXY_SDK !== '0') {
   // One run: the SDK's stdio reader concatenates its whole backlog per chunk (quadratic).
   const t = new StdioClientTransport({ command: upstream[0]!, args: upstream.slice(1) });
   (t as unknown as { _readBuffer?: { _maxBufferSize: number } })._readBuffer!._maxBufferSize = 512 * 1024 * 1024;
@@ -133,37 +137,40 @@ if (process.env.BENCH_PROXY_SDK !== '0') {
 }
 
 // ---- small results
-// A proxy that does nothing but pipe bytes both ways: what any extra process hop costs.
-const NULL_PROXY = `const { spawn } = require('node:child_process');
+let smallRows: string[][] | undefined;
+if (!onlyDecorator) {
+  // A proxy that does nothing but pipe bytes both ways: what any extra process hop costs.
+  const NULL_PROXY = `const { spawn } = require('node:child_process');
 const c = spawn(process.argv[1], process.argv.slice(2), { stdio: ['pipe', 'pipe', 'inherit'] });
 process.stdin.pipe(c.stdin); c.stdout.pipe(process.stdout); c.on('exit', (code) => process.exit(code ?? 0));`;
-const direct = new RawClient(upstream);
-const through = new RawClient(proxied);
-const nullHop = new RawClient(['node', '-e', NULL_PROXY, ...upstream]);
-await direct.init();
-await through.init();
-await nullHop.init();
-const a = await direct.request('tools/call', { name: 'small', arguments: {} });
-const b = await through.request('tools/call', { name: 'small', arguments: {} });
-assert(a.bytes === b.bytes && a.head === b.head, 'a fitting 1 KB result passes the proxy byte for byte');
-const small = new Bench({ time: 3000, warmupTime: 500 });
-small
-  .add('direct', async () => void (await direct.request('tools/call', { name: 'small', arguments: {} })))
-  .add('null proxy', async () => void (await nullHop.request('tools/call', { name: 'small', arguments: {} })))
-  .add('proxy', async () => void (await through.request('tools/call', { name: 'small', arguments: {} })));
-await small.run();
-await direct.close();
-await through.close();
-await nullHop.close();
-const sr = rows(small);
-const d = sr.get('direct')!;
-const p = sr.get('proxy')!;
-const nh = sr.get('null proxy')!;
-const smallRows = [
-  ['direct', fmt(d.median), (1000 / d.median).toFixed(0), '1.00×'],
-  ['null proxy (pipes only)', fmt(nh.median), (1000 / nh.median).toFixed(0), (nh.median / d.median).toFixed(2) + '×'],
-  ['through proxy', fmt(p.median), (1000 / p.median).toFixed(0), (p.median / d.median).toFixed(2) + '×'],
-];
+  const direct = new RawClient(upstream);
+  const through = new RawClient(proxied);
+  const nullHop = new RawClient(['node', '-e', NULL_PROXY, ...upstream]);
+  await direct.init();
+  await through.init();
+  await nullHop.init();
+  const a = await direct.request('tools/call', { name: 'small', arguments: {} });
+  const b = await through.request('tools/call', { name: 'small', arguments: {} });
+  assert(a.bytes === b.bytes && a.head === b.head, 'a fitting 1 KB result passes the proxy byte for byte');
+  const small = new Bench({ time: 3000, warmupTime: 500 });
+  small
+    .add('direct', async () => void (await direct.request('tools/call', { name: 'small', arguments: {} })))
+    .add('null proxy', async () => void (await nullHop.request('tools/call', { name: 'small', arguments: {} })))
+    .add('proxy', async () => void (await through.request('tools/call', { name: 'small', arguments: {} })));
+  await small.run();
+  await direct.close();
+  await through.close();
+  await nullHop.close();
+  const sr = rows(small);
+  const d = sr.get('direct')!;
+  const p = sr.get('proxy')!;
+  const nh = sr.get('null proxy')!;
+  smallRows = [
+    ['direct', fmt(d.median), (1000 / d.median).toFixed(0), '1.00×'],
+    ['null proxy (pipes only)', fmt(nh.median), (1000 / nh.median).toFixed(0), (nh.median / d.median).toFixed(2) + '×'],
+    ['through proxy', fmt(p.median), (1000 / p.median).toFixed(0), (p.median / d.median).toFixed(2) + '×'],
+  ];
+}
 
 // ---- decorator overhead on send: the transport writes into a real pipe, as it does in production
 const drain = spawn('sh', ['-c', 'cat > /dev/null'], { stdio: ['pipe', 'ignore', 'ignore'] });
@@ -173,7 +180,19 @@ const innerForWrap = new StdioServerTransport(new PassThrough(), sink);
 const wrapped = withResultBudget(innerForWrap);
 wrapped.onmessage = () => undefined;
 const deliver = innerForWrap.onmessage!;
+// An earlier build's decorator in the same run, for a before/after ratio under the same load.
+const baselineDir = process.env.BENCH_PROXY_BASELINE;
+let baseWrapped: ReturnType<typeof withResultBudget> | undefined;
+let baseDeliver: ((m: JSONRPCMessage) => void) | undefined;
+if (baselineDir !== undefined) {
+  const mod = (await import(join(baselineDir, 'transport', 'with-result-budget.js'))) as { withResultBudget: typeof withResultBudget };
+  const inner = new StdioServerTransport(new PassThrough(), sink);
+  baseWrapped = mod.withResultBudget(inner);
+  baseWrapped.onmessage = () => undefined;
+  baseDeliver = inner.onmessage!;
+}
 const decoratorRows: string[][] = [];
+const rounds = Number(process.env.BENCH_PROXY_ROUNDS ?? 5);
 // Fitting responses of about 1, 16 and 60 KB (text plus structured content within the defaults).
 const items = (n: number): { id: number; name: string }[] => Array.from({ length: n }, (_, i) => ({ id: i, name: `entry-${i}.txt` }));
 for (const [label, result] of [
@@ -184,32 +203,70 @@ for (const [label, result] of [
   const response = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result }) as unknown as JSONRPCMessage;
   assert(fitsWithinBudget(result, resolveLimits({}), 'result'), `the ${label} response fits the default budget`);
   let id = 0;
-  const bench = new Bench({ time: 1500, warmupTime: 300 });
-  bench
-    .add('plain send', async () => {
-      await plain.send(response(++id));
-    })
-    .add('decorated send', async () => {
-      const n = ++id;
-      deliver({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 't' } });
-      await wrapped.send(response(n));
-    });
-  await bench.run();
-  const r = rows(bench);
-  const pl = r.get('plain send')!.median;
-  const dec = r.get('decorated send')!.median;
-  decoratorRows.push([label, fmt(pl), fmt(dec), `${(((dec - pl) / pl) * 100).toFixed(1)}%`]);
+  const tasks: [string, () => Promise<void>][] = [
+    ['plain send', async () => void (await plain.send(response(++id)))],
+    [
+      'decorated send',
+      async () => {
+        const n = ++id;
+        deliver({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 't' } });
+        await wrapped.send(response(n));
+      },
+    ],
+  ];
+  if (baseWrapped !== undefined) {
+    tasks.push([
+      'baseline decorated send',
+      async () => {
+        const n = ++id;
+        baseDeliver!({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 't' } });
+        await baseWrapped!.send(response(n));
+      },
+    ]);
+  }
+  // Rounds with the task order rotated (a task that runs first or last is not always the same
+  // one); the figure is the median of the rounds' medians, the overhead the median of the rounds'.
+  const medians = new Map<string, number[]>();
+  const overheads = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    const bench = new Bench({ time: 1000, warmupTime: 200 });
+    for (let i = 0; i < tasks.length; i++) {
+      const [name, fn] = tasks[(i + round) % tasks.length]!;
+      bench.add(name, fn);
+    }
+    await bench.run();
+    const r = rows(bench);
+    const pl = r.get('plain send')!.median;
+    for (const [name] of tasks) {
+      const t = r.get(name)!.median;
+      medians.set(name, [...(medians.get(name) ?? []), t]);
+      overheads.set(name, [...(overheads.get(name) ?? []), (t - pl) / pl]);
+    }
+  }
+  const mid = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  const pct = (name: string): string => {
+    const o = overheads.get(name)!;
+    return `${(mid(o) * 100).toFixed(1)}% (${(Math.min(...o) * 100).toFixed(0)}…${(Math.max(...o) * 100).toFixed(0)}%)`;
+  };
+  const row = [label, fmt(mid(medians.get('plain send')!)), fmt(mid(medians.get('decorated send')!)), pct('decorated send')];
+  if (medians.has('baseline decorated send')) row.push(fmt(mid(medians.get('baseline decorated send')!)), pct('baseline decorated send'));
+  decoratorRows.push(row);
 }
 
 drain.stdin.end();
 
-console.log();
-console.log(table(['upstream result', 'scan floor (direct, median)', 'through proxy (median)', 'ratio', 'proxy peak RSS MiB', 'bounded bytes'], hugeRows));
+if (hugeRows.length > 0) {
+  console.log();
+  console.log(table(['upstream result', 'scan floor (direct, median)', 'through proxy (median)', 'ratio', 'proxy peak RSS MiB', 'bounded bytes'], hugeRows));
+}
 if (sdkRow !== undefined) {
   console.log();
   console.log(table(['result', 'baseline', 'time', 'memory'], [sdkRow]));
 }
+if (smallRows !== undefined) {
+  console.log();
+  console.log(table(['1 KB tools/call', 'round trip (median)', 'messages/s', 'ratio'], smallRows));
+}
 console.log();
-console.log(table(['1 KB tools/call', 'round trip (median)', 'messages/s', 'ratio'], smallRows));
-console.log();
-console.log(table(['fitting response', 'StdioServerTransport.send', 'withResultBudget(…).send', 'overhead'], decoratorRows));
+const baseCols = baseWrapped === undefined ? [] : ['baseline build', 'baseline overhead'];
+console.log(table(['fitting response', 'StdioServerTransport.send', 'withResultBudget(…).send', 'overhead', ...baseCols], decoratorRows));
