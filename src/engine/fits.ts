@@ -330,7 +330,9 @@ const SERIALIZE_TO_MEASURE_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * Whether a value is within every bound (the transport decorator's check: a fitting message is
- * passed on untouched). One walk checks the bounds, the native serializer gives the size.
+ * passed on untouched). One walk checks the bounds and bounds the size from above; when that
+ * bound (or a tighter one for long texts) settles it, nothing is serialized, since the transport
+ * serializes the message anyway. Otherwise the native serializer gives the size.
  *
  * Perf: serializing natively and dropping the text costs a fraction of measuring every string in
  * JavaScript, which took two walks (an estimate, then an exact pass when the estimate crossed a
