@@ -341,6 +341,7 @@ const SERIALIZE_TO_MEASURE_MAX_BYTES = 4 * 1024 * 1024;
  */
 export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: 'result' | 'error'): boolean {
   if (!isPlainish(value) || Array.isArray(value)) return false;
+  if (root === 'result' && plainTextResultFits(value, limits)) return true;
   try {
     const texts: string[] = [];
     const lower = checkRoot(value, root, limits, 'bounds', texts);
@@ -366,6 +367,47 @@ function textsWithinByLength(texts: readonly string[], limits: ResolvedLimits): 
   }
   return sum <= limits.maxTextBytes;
 }
+
+/**
+ * Perf: the commonest result, `{content: [plain text blocks]}` with at most a boolean `isError`,
+ * proven to fit by arithmetic, without the general walk (the checks `checkRoot` makes on this
+ * shape: members allowed, blocks plain text, at depth 3; each text at 6 bytes a unit). False when
+ * it is not that shape or that bound does not settle it (the general check then decides).
+ */
+function plainTextResultFits(value: object, limits: ResolvedLimits): boolean {
+  if (!plainProto(value) || limits.maxDepth < 3 || hasEnumerable(Object.prototype)) return false;
+  let content: unknown;
+  let bytes = 1; // `{`, then each member with its comma or `}`
+  for (const key in value) {
+    const v: unknown = (value as Record<string, unknown>)[key];
+    if (key === 'content') {
+      content = v;
+      bytes += CONTENT_MEMBER_BYTES + 1;
+    } else if (key === 'isError' && typeof v === 'boolean') {
+      bytes += (v ? ISERROR_TRUE_BYTES : ISERROR_FALSE_BYTES) + 1;
+    } else {
+      return false;
+    }
+    if (!limits.allowedFields.has(key)) return false;
+  }
+  if (!Array.isArray(content)) return false;
+  bytes += content.length === 0 ? 2 : content.length + 1;
+  let text = 0;
+  for (let i = 0; i < content.length; i++) {
+    const b: unknown = content[i];
+    if (!isPlainTextBlock(b)) return false;
+    const n = b.text.length * 6;
+    if (n > limits.maxBlockBytes) return false;
+    text += n;
+    bytes += TEXT_BLOCK_FRAME_BYTES + 2 + n;
+  }
+  return text <= limits.maxTextBytes && bytes <= limits.maxResultBytes;
+}
+
+/** `"content":`, `"isError":true`, `"isError":false`. */
+const CONTENT_MEMBER_BYTES = '"content":'.length;
+const ISERROR_TRUE_BYTES = '"isError":true'.length;
+const ISERROR_FALSE_BYTES = '"isError":false'.length;
 
 /**
  * The bounds settled again with long texts at a tighter upper bound (`cheapUpper`: UTF-8 length

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitsWithinBudget, serializeIfFits } from '../../src/engine/fits.js';
 import { resolveLimits } from '../../src/engine/options.js';
-import { callToolResult, limitsArb } from '../helpers/arbitraries.js';
+import { callToolResult, limitsArb, protocolVersionArb } from '../helpers/arbitraries.js';
 
 const RUN = { numRuns: Number(process.env.FC_RUNS ?? 400), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
 
@@ -50,6 +50,43 @@ describe('fits without serializing', () => {
       }),
       RUN,
     );
+  });
+
+  it('fits-upper: text-only results (the shape settled without the general walk), at every bound', () => {
+    const piece = fc.constantFrom('a', '"', '\n', '\u0001', 'é', '😀', 'x'.repeat(40));
+    const text = fc.array(piece, { maxLength: 12 }).map((p) => p.join(''));
+    const block = fc.oneof(text.map((t) => ({ type: 'text', text: t })), text.map((t) => ({ text: t, type: 'text' })), text.map((t) => ({ type: 'text', text: t, _meta: {} })));
+    const result = fc.tuple(fc.array(block, { maxLength: 5 }), fc.constantFrom(undefined, true, false, 'yes'), fc.boolean()).map(([content, isError, first]) => {
+      if (isError === undefined) return { content };
+      return first ? { isError, content } : { content, isError };
+    });
+    fc.assert(
+      fc.property(result, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('bytes', 'block', 'text'), protocolVersionArb, (input, at, which, protocolVersion) => {
+        const size = Buffer.byteLength(JSON.stringify(input));
+        const bound = Math.max(1024, Math.round(size * (0.9 + 6 * at)));
+        const small = Math.max(1, Math.round(size * 6 * at));
+        const far = 1 << 20;
+        const l = lim({
+          protocolVersion,
+          maxResultBytes: which === 'bytes' ? bound : far,
+          maxBlockBytes: which === 'block' ? small : far,
+          maxTextBytes: which === 'text' ? small : far,
+        });
+        expect(fitsWithinBudget(input, l, 'result')).toBe(exact(input, l));
+      }),
+      RUN,
+    );
+    // Texts of control characters take the 6 bytes a unit the shortcut counts: its sum is exact.
+    for (const isError of [true, false, undefined]) {
+      for (const c of ['x', '\u0001']) {
+        const v = { content: [{ type: 'text', text: c.repeat(c === 'x' ? 1000 : 200) }], ...(isError === undefined ? {} : { isError }) };
+        const size = Buffer.byteLength(JSON.stringify(v));
+        for (const bound of [size - 1, size]) {
+          const l = lim({ maxResultBytes: bound, maxTextBytes: 1 << 20, maxBlockBytes: 1 << 20 });
+          expect(fitsWithinBudget(v, l, 'result')).toBe(bound >= size);
+        }
+      }
+    }
   });
 
   it('fits-upper: numbers with the longest representations are measured, not guessed', () => {
