@@ -244,8 +244,8 @@ async function naiveScan(root: string): Promise<Naive[]> {
   return out;
 }
 const naive = await naiveScan(scanWs.root);
-const scan50: ScanPage = await scanWorkspace(scanBrowser, scanWs.root, 50, undefined);
-const scan20: ScanPage = await scanWorkspace(scanBrowser, scanWs.root, 20, undefined);
+const scan50: ScanPage = await scanWorkspace(scanBrowser, scanWs, 50, undefined);
+const scan20: ScanPage = await scanWorkspace(scanBrowser, scanWs, 20, undefined);
 assert(naive.length === AGENTS && naive.every((n) => n.entries === PER_AGENT && n.files === PER_AGENT), 'naive: 50 × 10,000 files');
 assert(scan50.directories.length === AGENTS && !scan50.has_more, 'scan limit 50: all 50 directories, no more');
 assert(
@@ -269,10 +269,10 @@ fast.add('first page list(big, 50)', async () => {
   sink += (await browser.list('big', PAGE, undefined)).entries.length;
 });
 fast.add('scan limit 50', async () => {
-  sink += (await scanWorkspace(scanBrowser, scanWs.root, 50, undefined)).directories.length;
+  sink += (await scanWorkspace(scanBrowser, scanWs, 50, undefined)).directories.length;
 });
 fast.add('scan limit 20', async () => {
-  sink += (await scanWorkspace(scanBrowser, scanWs.root, 20, undefined)).directories.length;
+  sink += (await scanWorkspace(scanBrowser, scanWs, 20, undefined)).directories.length;
 });
 fast.add('naive scan', async () => {
   sink += (await naiveScan(scanWs.root)).length;

@@ -79,10 +79,10 @@ afterAll(async () => {
   outside?.remove();
 });
 
-interface Page<K extends string> extends Record<K, { id: number; created_at?: string; updated_at?: string }[]> {
+type Page<K extends string> = Record<K, { id: number; created_at?: string; updated_at?: string }[]> & {
   has_more: boolean;
   next_cursor?: string;
-}
+};
 
 describe('cursor walks while another process writes', () => {
   it('message_history_read returns every message exactly once, newest first', async () => {
