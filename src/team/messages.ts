@@ -9,7 +9,7 @@ import { toFtsQuery } from './fts-query.js';
 import { TEAM_INPUT_CAPS, TEAM_READ_LIMITS } from './limits.js';
 import type { MemberTable } from './members.js';
 import { TeamError, type Member, type Message, type MessageHit, type Page, type RankKey, type SearchPage, type SearchPos, type SendOptions, type TimeKey } from './types.js';
-import { ByteTotal, checkChannelName, checkMemberName, checkText } from './validate.js';
+import { checkChannelName, checkSendInput } from './validate.js';
 
 /** Characters of a body a page row carries (the tool cuts it to its byte preview). */
 const PREFIX_CHARS = TEAM_READ_LIMITS.previewBytes;
@@ -81,18 +81,8 @@ export class MessageTable {
 
   /** Check every input first, then write the message and its inbox rows. Call inside a transaction. */
   send(author: Member | null, o: SendOptions): Message {
-    const total = new ByteTotal();
-    const channel = checkChannelName(o.channel, total);
-    checkText('body', o.body, TEAM_INPUT_CAPS.maxMessageBytes, 'maxMessageBytes', total);
-    const to = o.to ?? [];
-    if (to.length > TEAM_INPUT_CAPS.maxRecipients) {
-      throw new TeamError('INPUT_TOO_LARGE', `\`to\` has ${to.length} members; the cap \`maxRecipients\` is ${TEAM_INPUT_CAPS.maxRecipients}. Nothing was written.`, {
-        cap: 'maxRecipients',
-        max: TEAM_INPUT_CAPS.maxRecipients,
-        value: to.length,
-      });
-    }
-    const recipients = to.map((name) => this.members.requireActive(checkMemberName(name, total), 'to'));
+    const { channel, recipients: names } = checkSendInput(o);
+    const recipients = names.map((name) => this.members.requireActive(name, 'to'));
     if (o.replyTo !== undefined && this.exists.get(o.replyTo) === undefined) throw new TeamError('NOT_FOUND', `\`reply_to\`: no message ${o.replyTo}.`);
     const at = o.at ?? Date.now();
     const channelId = this.ensureChannel(channel, at);

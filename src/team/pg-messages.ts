@@ -18,7 +18,7 @@ import { pageOf, type Queryable } from './pg-db.js';
 import { pgMembers } from './pg-members.js';
 import { TS_CONFIG } from './pg-schema.js';
 import { TeamError, type Member, type Message, type MessageHit, type Page, type SearchPage, type SearchPos, type SendOptions, type TimeKey } from './types.js';
-import { ByteTotal, checkChannelName, checkMemberName, checkText } from './validate.js';
+import { checkChannelName, checkSendInput } from './validate.js';
 
 const PREFIX_CHARS = TEAM_READ_LIMITS.previewBytes;
 
@@ -65,19 +65,9 @@ export const pgMessages = {
 
   /** Check every input first, then write the message and its inbox rows. Call inside a write transaction. */
   async send(db: Queryable, author: Member | null, o: SendOptions): Promise<Message> {
-    const total = new ByteTotal();
-    const channel = checkChannelName(o.channel, total);
-    checkText('body', o.body, TEAM_INPUT_CAPS.maxMessageBytes, 'maxMessageBytes', total);
-    const to = o.to ?? [];
-    if (to.length > TEAM_INPUT_CAPS.maxRecipients) {
-      throw new TeamError('INPUT_TOO_LARGE', `\`to\` has ${to.length} members; the cap \`maxRecipients\` is ${TEAM_INPUT_CAPS.maxRecipients}. Nothing was written.`, {
-        cap: 'maxRecipients',
-        max: TEAM_INPUT_CAPS.maxRecipients,
-        value: to.length,
-      });
-    }
+    const { channel, recipients: names } = checkSendInput(o);
     const recipients: Member[] = [];
-    for (const name of to) recipients.push(await pgMembers.requireActive(db, checkMemberName(name, total), 'to'));
+    for (const name of names) recipients.push(await pgMembers.requireActive(db, name, 'to'));
     if (o.replyTo !== undefined && (await db.query(`SELECT 1 FROM messages WHERE id = $1`, [o.replyTo])).rowCount === 0) {
       throw new TeamError('NOT_FOUND', `\`reply_to\`: no message ${o.replyTo}.`);
     }

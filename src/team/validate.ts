@@ -3,7 +3,7 @@
  * texts by byte cap, and the total of one mutation. Errors name the cap and the value seen.
  */
 import { TEAM_INPUT_CAPS } from './limits.js';
-import { ROLES, TASK_PRIORITIES, TASK_STATUSES, TeamError, type Role, type TaskPriority, type TaskStatus } from './types.js';
+import { ROLES, TASK_PRIORITIES, TASK_STATUSES, TeamError, type Role, type SendOptions, type TaskPriority, type TaskStatus } from './types.js';
 
 const MEMBER_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._@-]*$/u;
 const CHANNEL_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]*$/u;
@@ -82,4 +82,23 @@ export function checkText(field: string, value: string, capBytes: number, capNam
   total.add(field, value, capBytes, capName);
   if (value.trim() === '') throw new TeamError('INVALID_PARAMS', `\`${field}\` must not be empty.`);
   return value;
+}
+
+/**
+ * Every input of a `message_send` checked before anything is written, for both engines: the
+ * channel name, the body and the recipients (count and names), all within one byte total.
+ */
+export function checkSendInput(o: SendOptions): { channel: string; recipients: string[] } {
+  const total = new ByteTotal();
+  const channel = checkChannelName(o.channel, total);
+  checkText('body', o.body, TEAM_INPUT_CAPS.maxMessageBytes, 'maxMessageBytes', total);
+  const to = o.to ?? [];
+  if (to.length > TEAM_INPUT_CAPS.maxRecipients) {
+    throw new TeamError('INPUT_TOO_LARGE', `\`to\` has ${to.length} members; the cap \`maxRecipients\` is ${TEAM_INPUT_CAPS.maxRecipients}. Nothing was written.`, {
+      cap: 'maxRecipients',
+      max: TEAM_INPUT_CAPS.maxRecipients,
+      value: to.length,
+    });
+  }
+  return { channel, recipients: to.map((name) => checkMemberName(name, total)) };
 }
