@@ -85,3 +85,49 @@ function totalWithin(texts: readonly string[], bound: number): boolean {
   }
   return true;
 }
+
+/** The text bounds, proven from lengths alone (6 bytes a UTF-16 unit at most). */
+export function textsWithinByLength(texts: readonly string[], limits: ResolvedLimits): boolean {
+  let sum = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const n = texts[i]!.length * 6;
+    if (n > limits.maxBlockBytes) return false;
+    sum += n;
+  }
+  return sum <= limits.maxTextBytes;
+}
+
+/**
+ * The bounds settled again with long texts at a tighter upper bound (`cheapUpper`: UTF-8 length
+ * plus one byte a unit, when no rarely-escaped character occurs) in place of 6 bytes a unit.
+ * `upper`: the walk's upper bound, which counted each text at 6 bytes a unit plus its quotes.
+ *
+ * Perf: a long text (a command's output) is the usual reason the first bound is too loose; one
+ * native UTF-8 count and one regex over it cost a fraction of serializing the value. Skipped, at no
+ * cost, when even the tighter bound (at least 2 bytes a unit) cannot settle it.
+ */
+export function fitsWithTextUpper(texts: readonly string[], upper: number, limits: ResolvedLimits): boolean {
+  let sumLength = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const n = texts[i]!.length;
+    if (n * 2 > limits.maxBlockBytes) return false;
+    sumLength += n;
+  }
+  if (sumLength * 2 > limits.maxTextBytes || upper - 4 * sumLength > limits.maxResultBytes) return false;
+  let total = upper;
+  let text = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const t = texts[i]!;
+    let n = t.length * 6;
+    if (t.length > SHORT_TEXT_UNITS) {
+      n = cheapUpper(t);
+      if (n > limits.maxBlockBytes) return false;
+      total -= t.length * 6 - n;
+    } else if (n > limits.maxBlockBytes) return false;
+    text += n;
+  }
+  return total <= limits.maxResultBytes && text <= limits.maxTextBytes;
+}
+
+/** A text this short keeps its 6 bytes a unit (a regex call costs more than it would save). */
+const SHORT_TEXT_UNITS = 64;

@@ -20,7 +20,8 @@ import {
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS } from './limits.js';
 import type { ResolvedLimits } from './options.js';
 import { escapedLength, utf8Length } from './wire.js';
-import { cheapUpper, jsonFits, numberLength, upperBound } from './fits-size.js';
+import { cheapUpper, fitsWithTextUpper, jsonFits, numberLength, textsWithinByLength, upperBound } from './fits-size.js';
+import { hasEnumerable, isPlainish, isPlainTextBlock, plainProto, plainTextResultFits, TEXT_BLOCK_FRAME_BYTES } from './fits-plain.js';
 import { isValidBlock } from './shapes.js';
 
 /**
@@ -51,10 +52,6 @@ function measure(root: object, kind: 'result' | 'error', limits: ResolvedLimits)
     if (e !== MAYBE) throw e;
     return checkRoot(root, kind, limits, true);
   }
-}
-
-function isPlainish(v: unknown): v is object {
-  return v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
 }
 
 /**
@@ -355,121 +352,6 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
     if (e === NOT_FIT) return false;
     throw e;
   }
-}
-
-/** The text bounds, proven from lengths alone (6 bytes a UTF-16 unit at most). */
-function textsWithinByLength(texts: readonly string[], limits: ResolvedLimits): boolean {
-  let sum = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const n = texts[i]!.length * 6;
-    if (n > limits.maxBlockBytes) return false;
-    sum += n;
-  }
-  return sum <= limits.maxTextBytes;
-}
-
-/**
- * Perf: the commonest result, `{content: [plain text blocks]}` with at most a boolean `isError`,
- * proven to fit by arithmetic, without the general walk (the checks `checkRoot` makes on this
- * shape: members allowed, blocks plain text, at depth 3; each text at 6 bytes a unit). False when
- * it is not that shape or that bound does not settle it (the general check then decides).
- */
-function plainTextResultFits(value: object, limits: ResolvedLimits): boolean {
-  if (!plainProto(value) || limits.maxDepth < 3 || hasEnumerable(Object.prototype)) return false;
-  let content: unknown;
-  let bytes = 1; // `{`, then each member with its comma or `}`
-  for (const key in value) {
-    const v: unknown = (value as Record<string, unknown>)[key];
-    if (key === 'content') {
-      content = v;
-      bytes += CONTENT_MEMBER_BYTES + 1;
-    } else if (key === 'isError' && typeof v === 'boolean') {
-      bytes += (v ? ISERROR_TRUE_BYTES : ISERROR_FALSE_BYTES) + 1;
-    } else {
-      return false;
-    }
-    if (!limits.allowedFields.has(key)) return false;
-  }
-  if (!Array.isArray(content)) return false;
-  bytes += content.length === 0 ? 2 : content.length + 1;
-  let text = 0;
-  for (let i = 0; i < content.length; i++) {
-    const b: unknown = content[i];
-    if (!isPlainTextBlock(b)) return false;
-    const n = b.text.length * 6;
-    if (n > limits.maxBlockBytes) return false;
-    text += n;
-    bytes += TEXT_BLOCK_FRAME_BYTES + 2 + n;
-  }
-  return text <= limits.maxTextBytes && bytes <= limits.maxResultBytes;
-}
-
-/** `"content":`, `"isError":true`, `"isError":false`. */
-const CONTENT_MEMBER_BYTES = '"content":'.length;
-const ISERROR_TRUE_BYTES = '"isError":true'.length;
-const ISERROR_FALSE_BYTES = '"isError":false'.length;
-
-/**
- * The bounds settled again with long texts at a tighter upper bound (`cheapUpper`: UTF-8 length
- * plus one byte a unit, when no rarely-escaped character occurs) in place of 6 bytes a unit.
- * `upper`: the walk's upper bound, which counted each text at 6 bytes a unit plus its quotes.
- *
- * Perf: a long text (a command's output) is the usual reason the first bound is too loose; one
- * native UTF-8 count and one regex over it cost a fraction of serializing the value. Skipped, at no
- * cost, when even the tighter bound (at least 2 bytes a unit) cannot settle it.
- */
-function fitsWithTextUpper(texts: readonly string[], upper: number, limits: ResolvedLimits): boolean {
-  let sumLength = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const n = texts[i]!.length;
-    if (n * 2 > limits.maxBlockBytes) return false;
-    sumLength += n;
-  }
-  if (sumLength * 2 > limits.maxTextBytes || upper - 4 * sumLength > limits.maxResultBytes) return false;
-  let total = upper;
-  let text = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i]!;
-    let n = t.length * 6;
-    if (t.length > SHORT_TEXT_UNITS) {
-      n = cheapUpper(t);
-      if (n > limits.maxBlockBytes) return false;
-      total -= t.length * 6 - n;
-    } else if (n > limits.maxBlockBytes) return false;
-    text += n;
-  }
-  return total <= limits.maxResultBytes && text <= limits.maxTextBytes;
-}
-
-/** A text this short keeps its 6 bytes a unit (a regex call costs more than it would save). */
-const SHORT_TEXT_UNITS = 64;
-
-/** An object literal's prototype (or none): serialized as its own enumerable members, nothing else. */
-function plainProto(o: object): boolean {
-  const proto: unknown = Object.getPrototypeOf(o);
-  return proto === Object.prototype || proto === null;
-}
-
-/** Whether anything enumerable sits on `o` (Object.prototype normally has nothing: for-in is then own-only). */
-function hasEnumerable(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
-}
-
-/** `{"type":"text","text":""}`: the bytes of a plain text block around its text's content and quotes. */
-const TEXT_BLOCK_FRAME_BYTES = '{"type":"text","text":}'.length;
-
-/**
- * A content block that is exactly `{type: 'text', text: string}` (own members, any order): valid
- * whatever its text, and within every bound but the text bounds (its keys and `type` are short,
- * and blocks sit at depth 3, below the smallest `maxDepth`).
- */
-function isPlainTextBlock(v: unknown): v is { type: 'text'; text: string } {
-  if (!isPlainish(v) || Array.isArray(v)) return false;
-  const b = v as { type?: unknown; text?: unknown };
-  if (b.type !== 'text' || typeof b.text !== 'string' || !plainProto(b)) return false;
-  const keys = Object.keys(b);
-  return keys.length === 2 && (keys[0] === 'type' || keys[0] === 'text') && (keys[1] === 'type' || keys[1] === 'text');
 }
 
 /**

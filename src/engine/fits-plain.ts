@@ -1,0 +1,80 @@
+/**
+ * Shapes the fast path (fits.ts) decides without its general walk: what counts as a plain value
+ * (serialized as its own members), and the commonest result, `{content: [plain text blocks]}`
+ * with at most a boolean `isError`, proven to fit by arithmetic alone.
+ */
+import type { ResolvedLimits } from './options.js';
+
+/** A value `JSON.stringify` writes as its own members (an object with no `toJSON`). */
+export function isPlainish(v: unknown): v is object {
+  return v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/**
+ * Perf: the commonest result, `{content: [plain text blocks]}` with at most a boolean `isError`,
+ * proven to fit by arithmetic, without the general walk (the checks `checkRoot` makes on this
+ * shape: members allowed, blocks plain text, at depth 3; each text at 6 bytes a unit). False when
+ * it is not that shape or that bound does not settle it (the general check then decides).
+ */
+export function plainTextResultFits(value: object, limits: ResolvedLimits): boolean {
+  if (!plainProto(value) || limits.maxDepth < 3 || hasEnumerable(Object.prototype)) return false;
+  let content: unknown;
+  let bytes = 1; // `{`, then each member with its comma or `}`
+  for (const key in value) {
+    const v: unknown = (value as Record<string, unknown>)[key];
+    if (key === 'content') {
+      content = v;
+      bytes += CONTENT_MEMBER_BYTES + 1;
+    } else if (key === 'isError' && typeof v === 'boolean') {
+      bytes += (v ? ISERROR_TRUE_BYTES : ISERROR_FALSE_BYTES) + 1;
+    } else {
+      return false;
+    }
+    if (!limits.allowedFields.has(key)) return false;
+  }
+  if (!Array.isArray(content)) return false;
+  bytes += content.length === 0 ? 2 : content.length + 1;
+  let text = 0;
+  for (let i = 0; i < content.length; i++) {
+    const b: unknown = content[i];
+    if (!isPlainTextBlock(b)) return false;
+    const n = b.text.length * 6;
+    if (n > limits.maxBlockBytes) return false;
+    text += n;
+    bytes += TEXT_BLOCK_FRAME_BYTES + 2 + n;
+  }
+  return text <= limits.maxTextBytes && bytes <= limits.maxResultBytes;
+}
+
+/** `"content":`, `"isError":true`, `"isError":false`. */
+const CONTENT_MEMBER_BYTES = '"content":'.length;
+const ISERROR_TRUE_BYTES = '"isError":true'.length;
+const ISERROR_FALSE_BYTES = '"isError":false'.length;
+
+/** An object literal's prototype (or none): serialized as its own enumerable members, nothing else. */
+export function plainProto(o: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(o);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Whether anything enumerable sits on `o` (Object.prototype normally has nothing: for-in is then own-only). */
+export function hasEnumerable(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/** `{"type":"text","text":""}`: the bytes of a plain text block around its text's content and quotes. */
+export const TEXT_BLOCK_FRAME_BYTES = '{"type":"text","text":}'.length;
+
+/**
+ * A content block that is exactly `{type: 'text', text: string}` (own members, any order): valid
+ * whatever its text, and within every bound but the text bounds (its keys and `type` are short,
+ * and blocks sit at depth 3, below the smallest `maxDepth`).
+ */
+export function isPlainTextBlock(v: unknown): v is { type: 'text'; text: string } {
+  if (!isPlainish(v) || Array.isArray(v)) return false;
+  const b = v as { type?: unknown; text?: unknown };
+  if (b.type !== 'text' || typeof b.text !== 'string' || !plainProto(b)) return false;
+  const keys = Object.keys(b);
+  return keys.length === 2 && (keys[0] === 'type' || keys[0] === 'text') && (keys[1] === 'type' || keys[1] === 'text');
+}
