@@ -50,8 +50,10 @@ describe('readChunks', () => {
     const fifo = join(dir, 'fifo');
     if (spawnSync('mkfifo', [fifo]).status !== 0) return; // no mkfifo here
     const writer = spawn(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(fifo)}, 'abc'.repeat(50000))`]);
+    // Listen before reading: the writer may exit before the read ends.
+    const exited = new Promise((r) => writer.once('exit', r));
     expect((await collect(fifo, 8192)).toString()).toBe('abc'.repeat(50_000));
-    await new Promise((r) => writer.once('exit', r));
+    await exited;
   });
 
   it('read-chunks: a large file read synchronously still lets an abort in mid-file', async () => {
