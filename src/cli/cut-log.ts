@@ -3,27 +3,74 @@
  * stderr, for operators. Fields: `event` ("cut"), `tool` (null when unknown), `id` (the request
  * id), `bytes_before` (the original result's bytes; for a response bounded while it streamed, the
  * whole response line as read; null when unknown), `bytes_after` (the result sent), `budget_kind`
- * and `omitted_count` (from the report).
+ * and `omitted_count` (from the report); over HTTP also `session` (the MCP session id, null when
+ * stateless).
+ *
+ * A peer decides how many results are cut, and stderr is often a pipe nobody reads: while more
+ * than {@link MAX_BUFFERED_CUT_LOG_BYTES} wait in stderr's buffer, cuts are counted instead of
+ * written, and one `{"event":"cuts_not_logged","count":N}` line says how many once it drains.
  */
 import type { TruncationListener } from '../transport/response-budget.js';
+
+/** Bytes of cut lines allowed to wait in stderr's buffer. @default 64 KiB */
+export const MAX_BUFFERED_CUT_LOG_BYTES = 64 * 1024;
 
 /** Whether cut logging is on: the flag, or `MCP_BUDGET_LOG_CUTS` set to `1` or `true`. */
 export function logCutsEnabled(flag: unknown, env: NodeJS.ProcessEnv): boolean {
   return flag === true || env.MCP_BUDGET_LOG_CUTS === '1' || env.MCP_BUDGET_LOG_CUTS === 'true';
 }
 
-/** A truncation listener writing one JSON line per cut to `out`. */
-export function cutLogger(out: NodeJS.WritableStream): TruncationListener {
-  return ({ id, tool, report, bytesBefore, bytesAfter }) => {
-    const line = {
-      event: 'cut',
-      tool: tool ?? null,
-      id,
-      bytes_before: bytesBefore ?? null,
-      bytes_after: bytesAfter ?? null,
-      budget_kind: report.budget_kind,
-      omitted_count: report.omitted_count,
+/** Where cut lines go: stderr, or any stream that reports what waits in its buffer. */
+export interface CutLogSink {
+  write(line: string): unknown;
+  readonly writableLength?: number;
+  readonly destroyed?: boolean;
+}
+
+/** One shared writer per stream, so that every session's cuts count against one buffer. */
+export class CutLog {
+  private notLogged = 0;
+
+  constructor(
+    private readonly out: CutLogSink,
+    private readonly maxBufferedBytes = MAX_BUFFERED_CUT_LOG_BYTES,
+  ) {}
+
+  /**
+   * A truncation listener writing one JSON line per cut. `session`: read at each cut (an HTTP
+   * transport learns its session id on `initialize`, after it was connected); without it the line
+   * has no `session` field.
+   */
+  listener(session?: () => string | undefined): TruncationListener {
+    return ({ id, tool, report, bytesBefore, bytesAfter }) => {
+      const line: Record<string, unknown> = {
+        event: 'cut',
+        tool: tool ?? null,
+        id,
+        bytes_before: bytesBefore ?? null,
+        bytes_after: bytesAfter ?? null,
+        budget_kind: report.budget_kind,
+        omitted_count: report.omitted_count,
+      };
+      if (session !== undefined) line.session = session() ?? null;
+      this.write(JSON.stringify(line));
     };
-    out.write(JSON.stringify(line) + '\n');
-  };
+  }
+
+  private write(line: string): void {
+    if (this.out.destroyed === true || (this.out.writableLength ?? 0) > this.maxBufferedBytes) {
+      this.notLogged++;
+      return;
+    }
+    if (this.notLogged > 0) {
+      this.out.write(JSON.stringify({ event: 'cuts_not_logged', count: this.notLogged, why: 'stderr was not draining' }) + '\n');
+      this.notLogged = 0;
+    }
+    this.out.write(line + '\n');
+  }
+}
+
+/** A truncation listener writing one JSON line per cut to `out` (stdio: one connection, no session). */
+export function cutLogger(out: CutLogSink): TruncationListener {
+  return new CutLog(out).listener();
 }

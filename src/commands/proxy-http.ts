@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { BudgetOptions } from '../engine/index.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
 import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
+import type { TruncationListener } from '../transport/response-budget.js';
 import { BoundedStdioServerTransport } from '../transport/stdio-server.js';
 import { withResultBudget } from '../transport/with-result-budget.js';
 import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
@@ -32,6 +33,11 @@ export interface ProxyHttpOptions {
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
+  /**
+   * `--log-cuts`: makes the truncation listener of one connection, given a way to read its
+   * session id (stdio: no session).
+   */
+  cutLog?: (session?: () => string | undefined) => TruncationListener;
 }
 
 /** Run the proxy until its client goes (stdio) or SIGTERM/SIGINT (HTTP); resolves with the exit code. */
@@ -41,7 +47,7 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
   const upstream = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(o.upstreamUrl!);
   if (o.listen === undefined) {
     // stdio client ↔ remote server.
-    const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes }), o.limits);
+    const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes }), withCutLog(o.limits, o.cutLog?.()));
     const remote = upstream();
     let closeBoth: () => Promise<void> = async () => undefined;
     const closed = new Promise<void>((resolve) => {
@@ -61,15 +67,21 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
     async connect(transport) {
       if (o.upstreamUrl !== undefined) {
         const remote = upstream();
-        const close = await relayTransports(withResultBudget(transport, o.limits), remote, warn);
+        const close = await relayTransports(withResultBudget(transport, withCutLog(o.limits, o.cutLog?.(() => transport.sessionId))), remote, warn);
         return async () => {
           await remote.terminateSession().catch(() => undefined);
           await close();
         };
       }
       const { command, args } = o.command!;
-      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, stderr: o.stderr }, warn);
+      const onTruncated = o.cutLog?.(() => transport.sessionId);
+      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, stderr: o.stderr, ...(onTruncated === undefined ? {} : { onTruncated }) }, warn);
     },
   };
   return runHttpListener(app, options);
+}
+
+/** Budget options with a truncation listener when one is given. */
+function withCutLog(limits: BudgetOptions, onTruncated: TruncationListener | undefined): BudgetOptions & { onTruncated?: TruncationListener } {
+  return onTruncated === undefined ? limits : { ...limits, onTruncated };
 }

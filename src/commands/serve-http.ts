@@ -18,7 +18,8 @@ import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer, type WorkspaceServer } from '../server/create-server.js';
 import type { TeamSessionOptions } from '../team/index.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
-import { toolCatalogOf, withResultBudget } from '../transport/with-result-budget.js';
+import type { TruncationListener } from '../transport/response-budget.js';
+import { toolCatalogOf, withResultBudget, type ResultBudgetOptions } from '../transport/with-result-budget.js';
 import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
 
 /** Idle workspace servers kept for reuse in stateless mode. @default 8 */
@@ -48,8 +49,19 @@ export async function useCursorKey(file: string | undefined): Promise<void> {
   }
 }
 
-/** Serve the workspace at `root` over Streamable HTTP until SIGTERM/SIGINT; resolves with the exit code. */
-export async function runServeHttp(root: string, budget: BudgetOptions, team: TeamSessionOptions, args: ListeningArgs, stderr: Writable): Promise<number> {
+/**
+ * Serve the workspace at `root` over Streamable HTTP until SIGTERM/SIGINT; resolves with the exit
+ * code. `cutLog`: makes the truncation listener of one session (`--log-cuts`), given a way to read
+ * its session id.
+ */
+export async function runServeHttp(
+  root: string,
+  budget: BudgetOptions,
+  team: TeamSessionOptions,
+  args: ListeningArgs,
+  stderr: Writable,
+  cutLog?: (session: () => string | undefined) => TruncationListener,
+): Promise<number> {
   await useCursorKey(args.cursorKeyFile);
   const options = await httpOptionsFrom(args, 'mcp-budget serve', stderr);
   // Built now, so that a bad root, store or limit is a startup error, not a failed session.
@@ -61,7 +73,9 @@ export async function runServeHttp(root: string, budget: BudgetOptions, team: Te
     async connect(transport, stateless) {
       const ws = stateless ? (pool.pop() ?? (await createWorkspaceServer(root, budget, team))) : await createWorkspaceServer(root, budget, team);
       // exec's answers move under the report key after the budget, as over stdio.
-      await ws.server.connect(withResultBudget(withExecReports(transport), stateless ? { ...budget, tools: catalog } : budget));
+      const options: ResultBudgetOptions = stateless ? { ...budget, tools: catalog } : { ...budget };
+      if (cutLog !== undefined) options.onTruncated = cutLog(() => transport.sessionId);
+      await ws.server.connect(withResultBudget(withExecReports(transport), options));
       return async () => {
         if (stateless && !closing && pool.length < STATELESS_POOL_SIZE) {
           // The transport is closed, so the server is free to connect again.

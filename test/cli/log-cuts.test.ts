@@ -1,16 +1,23 @@
 /**
  * `--log-cuts` (and `MCP_BUDGET_LOG_CUTS=1`) on `proxy` and `serve`: one JSON line per cut result
  * on stderr, through the real proxy with the scriptable upstream (a result held whole and one
- * bounded while it streams) and through `serve`.
+ * bounded while it streams) and through `serve`; over Streamable HTTP in every mode, each line
+ * naming the session it was cut in.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, repoRoot, runCli } from '../helpers/cli.js';
+import { connect, killAll, removeStateDir, startListening } from '../transport/http-harness.js';
 
 beforeAll(() => {
   ensureBuilt();
+});
+
+afterAll(() => {
+  killAll();
+  removeStateDir();
 });
 
 const upstream = join(repoRoot, 'test', 'fixtures', 'upstream-server.mjs');
@@ -63,4 +70,50 @@ describe('--log-cuts', { timeout: 60_000 }, () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+
+  it('log-cuts over HTTP: proxy --listen -- COMMAND logs each cut with the session it was cut in', async () => {
+    const p = await startListening(['proxy', '--max-bytes', '16KiB', '--log-cuts', '--listen', '127.0.0.1:0', '--', process.execPath, upstream]);
+    try {
+      const a = await connect(p.url);
+      const b = await connect(p.url);
+      await a.callTool({ name: 'sized_text', arguments: { bytes: 200_000 } });
+      await b.callTool({ name: 'huge_text', arguments: { mb: 2 } });
+      await a.callTool({ name: 'small', arguments: {} });
+      const sessions = [(a.transport as { sessionId?: string }).sessionId, (b.transport as { sessionId?: string }).sessionId];
+      await a.close();
+      await b.close();
+      await waitFor(() => cuts(p.stderr()).length >= 2);
+      const lines = cuts(p.stderr());
+      expect(lines.map((l) => [l.tool, l.session])).toEqual([['sized_text', sessions[0]], ['huge_text', sessions[1]]]);
+      for (const l of lines) expect(l.bytes_after).toBeLessThanOrEqual(16 * 1024);
+    } finally {
+      expect(await p.stop()).toBe(0);
+    }
+  });
+
+  it('log-cuts over HTTP: proxy --upstream-url in front of serve --listen; serve --listen takes the flag too', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'log-cuts-http-'));
+    writeFileSync(join(root, 'big.txt'), 'y'.repeat(300_000));
+    const s = await startListening(['serve', '--root', root, '--max-bytes', '256KiB', '--log-cuts', '--listen', '127.0.0.1:0']);
+    const p = await startListening(['proxy', '--max-bytes', '8KiB', '--listen', '127.0.0.1:0', '--upstream-url', s.url.href], { MCP_BUDGET_LOG_CUTS: '1' });
+    try {
+      const client = await connect(p.url);
+      await client.callTool({ name: 'workspace_read_file', arguments: { path: 'big.txt', max_bytes: 200_000 } });
+      const session = (client.transport as { sessionId?: string }).sessionId;
+      await client.close();
+      await waitFor(() => cuts(p.stderr()).length >= 1);
+      expect(cuts(p.stderr())).toEqual([expect.objectContaining({ event: 'cut', tool: 'workspace_read_file', session })]);
+      // serve pages its own results to its budget: nothing of it was cut.
+      expect(cuts(s.stderr())).toEqual([]);
+    } finally {
+      expect(await p.stop()).toBe(0);
+      expect(await s.stop()).toBe(0);
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
+
+/** Wait until `done()` holds (stderr arrives after the answer it logs), or 5 s. */
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+}
