@@ -5,59 +5,19 @@
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
 import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, UsageError } from './cli/args.js';
-import { cutLogger, logCutsEnabled } from './cli/cut-log.js';
-import { commandHelp, mainHelp, packageVersion } from './cli/help.js';
-import { LISTEN_USAGE, listenArgsFromFlags } from './cli/listen-args.js';
+import { CutLog, cutLogger, logCutsEnabled } from './cli/cut-log.js';
+import { commandHelp, mainHelp, packageVersion, usageText } from './cli/help.js';
+import { listenArgsFromFlags } from './cli/listen-args.js';
 import { parseCommandLine, requiredValue, stringFlag } from './cli/parse.js';
 import { findCommand } from './cli/spec.js';
 import { BudgetError, contradictions, DEFAULT_MAX_REQUEST_BYTES, resolveLimits, type BudgetOptions } from './engine/index.js';
-
-const USAGE = `Usage:
-  mcp-budget apply [budget flags] [--mode auto|memory|stream] [FILE | -]
-      Bound one CallToolResult or JSON-RPC response (file or stdin) and print the bounded JSON.
-  mcp-budget proxy [budget flags] [--max-request-bytes N] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]
-  mcp-budget proxy [budget flags] [--listen [HOST:]PORT ...] --upstream-url URL
-      Run a stdio MCP server (or reach a Streamable HTTP one) and bound every tools/call result it returns.
-  mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--listen [HOST:]PORT ...] [budget flags]
-      The workspace MCP server over stdio, or Streamable HTTP with --listen (default root: the current directory).
-      --team-db: the team store (default: the user state directory, one file per root);
-      --as: the calling member (default: the OS user; the first one on an empty store is owner).
-  mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME
-                  | set-role NAME ROLE | import FILE
-      Administer the team store's members, or import JSON Lines (kind: member, channel, message,
-      task, comment; one object per line).
-  mcp-budget exec ACTION [--input JSON | --input-file FILE] [--root DIR] [--team-db PATH] [--as NAME] [budget flags]
-      Run one action of serve's exec tool (domain.verb, e.g. workspace.list_dir) and print its envelope
-      as JSON (exit 0 ok, 1 an isError envelope).
-  mcp-budget demo [budget flags]
-      Bound a generated oversized result and print what came out, with its report.
-  mcp-budget limits [budget flags]
-      Print the effective limits (after flags, environment and scaling) as JSON.
-
-Budget flags (also read from MCP_BUDGET_* environment variables; flags win):
-  --max-bytes N          whole result, report and notice included (default 64KiB)
-  --max-text-bytes N     all text blocks together (default 3/4 of --max-bytes: 48KiB)
-  --max-block-bytes N    one text block (default 1/2 of --max-bytes: 32KiB)
-  --max-items N          items per array (default 200)
-  --max-keys N           members per object (default 200)
-  --max-string-bytes N   any other string (default 1/8 of --max-bytes: 8KiB)
-  --max-depth N          nesting depth, the result object is 1 (default 32)
-  --max-omitted-paths N  pointers listed in the report (default 16)
-  --no-notice            do not append the model-visible notice block
-  --protocol-version V   negotiated MCP version (decides version-specific fields)
-Sizes take plain bytes or KiB/MiB/GiB suffixes.
-
-proxy: --max-request-bytes N caps one client message (default 4MiB).
-serve: MCP_BUDGET_CURSOR_KEY sets the cursor signing key (random per process otherwise).
-
-${LISTEN_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     // `help COMMAND` is `COMMAND --help`; bare `mcp-budget` is a usage error (exit 2) with the full usage.
     const target = command === 'help' && args[0] !== undefined ? findCommand(args[0]) : undefined;
-    process.stdout.write(target !== undefined ? commandHelp(target) : command === undefined ? USAGE + '\n' : mainHelp() + '\n' + USAGE + '\n');
+    process.stdout.write(target !== undefined ? commandHelp(target) : command === undefined ? usageText() : mainHelp() + '\n' + usageText());
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -103,12 +63,15 @@ async function main(argv: string[]): Promise<number> {
       const maxRequestBytes = http.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
       if (http.upstreamUrl !== undefined && passthrough.length > 0) throw new UsageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
       if (http.upstreamUrl !== undefined || http.listen !== undefined) {
-        if (values['log-cuts'] === true) throw new UsageError('`--log-cuts` works over stdio only for now, not with `--listen` or `--upstream-url`');
         if (http.upstreamUrl === undefined && passthrough.length === 0) throw new UsageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
         const { runProxyHttp } = await import('./commands/proxy-http.js');
         const listen = http.listen === undefined ? undefined : { ...http, listen: http.listen };
         const upstream = passthrough.length > 0 ? { command: passthrough[0]!, args: passthrough.slice(1) } : undefined;
-        return runProxyHttp({ limits: options, maxRequestBytes, command: upstream, upstreamUrl: http.upstreamUrl, listen, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+        const log = logCuts ? new CutLog(process.stderr) : undefined;
+        return runProxyHttp({
+          limits: options, maxRequestBytes, command: upstream, upstreamUrl: http.upstreamUrl, listen, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr,
+          ...(log === undefined ? {} : { cutLog: (session?: () => string | undefined) => log.listener(session) }),
+        });
       }
       if (passthrough.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
       const { runProxy } = await import('./transport/proxy.js');
@@ -131,17 +94,18 @@ async function main(argv: string[]): Promise<number> {
       if (dbPath !== undefined) team.dbPath = dbPath;
       if (as !== undefined) team.as = as;
       const http = listenArgsFromFlags(values, 'serve');
+      const logCuts = logCutsEnabled(values['log-cuts'], process.env);
       if (http.listen !== undefined) {
-        if (values['log-cuts'] === true) throw new UsageError('`--log-cuts` works over stdio only for now, not with `--listen`');
         const { runServeHttp } = await import('./commands/serve-http.js');
-        return runServeHttp(root, options, team, { ...http, listen: http.listen }, process.stderr);
+        const log = logCuts ? new CutLog(process.stderr) : undefined;
+        return runServeHttp(root, options, team, { ...http, listen: http.listen }, process.stderr, log === undefined ? undefined : (session) => log.listener(session));
       }
       if (http.cursorKeyFile !== undefined) {
         const { useCursorKey } = await import('./commands/serve-http.js');
         await useCursorKey(http.cursorKeyFile);
       }
       const { runServe } = await import('./commands/serve.js');
-      const onTruncated = logCutsEnabled(values['log-cuts'], process.env) ? cutLogger(process.stderr) : undefined;
+      const onTruncated = logCuts ? cutLogger(process.stderr) : undefined;
       await runServe(root, options, { team, ...(http.maxRequestBytes === undefined ? {} : { maxRequestBytes: http.maxRequestBytes }), ...(onTruncated === undefined ? {} : { onTruncated }) });
       return 0;
     }
@@ -202,7 +166,9 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) {
-      process.stderr.write(`mcp-budget: ${err.message}\n\n${USAGE}\n`);
+      // The usage of the command that was run (all of them when it is unknown), not every flag.
+      const spec = findCommand(process.argv[2] ?? '');
+      process.stderr.write(`mcp-budget: ${err.message}\n\n${usageText(spec)}`);
       process.exitCode = 2;
     } else if (err instanceof BudgetError && err.code === 'LIMIT_OUT_OF_RANGE') {
       process.stderr.write(`mcp-budget: ${err.message}\n`);

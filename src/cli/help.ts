@@ -4,7 +4,7 @@
  * example).
  */
 import { readFileSync } from 'node:fs';
-import { COMMANDS, type CommandSpec, type FlagSpec } from './spec.js';
+import { BUDGET_FLAG_SPECS, COMMANDS, LISTEN_FLAG_SPECS, type CommandSpec, type FlagSpec } from './spec.js';
 
 function flagLine(f: FlagSpec): string {
   const name = `${f.short === undefined ? '' : `-${f.short}, `}--${f.name}${f.value === undefined ? '' : ` ${f.value}`}`;
@@ -43,6 +43,23 @@ export function mainHelp(): string {
     'mcp-budget --version          the package version',
     '',
   ].join('\n');
+}
+
+/**
+ * The usage of every command with its summary, then the flags most commands share (what a bare
+ * `mcp-budget` prints); with `only`, that command's usage alone (what a usage error prints). Each
+ * command's own flags are in its `--help`.
+ */
+export function usageText(only?: CommandSpec): string {
+  const commands = only === undefined ? COMMANDS : [only];
+  const lines = ['Usage:'];
+  for (const c of commands) lines.push(...c.usage.map((u) => `  ${u}`), `      ${c.summary}`);
+  if (only === undefined) {
+    lines.push('', 'Budget flags (also read from MCP_BUDGET_* environment variables; flags win; sizes take plain bytes or KiB/MiB/GiB):', ...BUDGET_FLAG_SPECS.map(flagLine));
+    lines.push('', 'HTTP flags (serve and proxy):', ...LISTEN_FLAG_SPECS.map(flagLine));
+  }
+  lines.push('', `mcp-budget ${only?.name ?? '<command>'} --help   every flag${only === undefined ? ' of one command' : ''}, with defaults and environment variables`, '');
+  return lines.join('\n');
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   DEFAULT_SHUTDOWN_GRACE_MS,
 } from '../transport/http/defaults.js';
 import { parseSize, UsageError } from './args.js';
+import { CURSOR_KEY_FILE, LISTEN_FLAG_SPECS, STATELESS, UPSTREAM_URL } from './spec.js';
 
 /** The HTTP flags of one command line, parsed; `listen` is unset without `--listen`. */
 export interface ListenArgs {
@@ -36,36 +37,8 @@ export interface ListenArgs {
 /** Flags that mean nothing without `--listen`. */
 const HTTP_ONLY = ['--stateless', '--json-response', '--allow-host', '--allow-origin', '--token-file', '--session-idle-ms', '--max-sessions', '--shutdown-ms'];
 
-/** Usage lines of these flags, for the CLI's help. */
-export const LISTEN_USAGE = `HTTP (serve and proxy): --listen [HOST:]PORT serves MCP Streamable HTTP on http://HOST:PORT/mcp
-  (HOST defaults to 127.0.0.1; 0.0.0.0 or :: only when named, with a warning; port 0 picks one).
-  --stateless            one transport per request, no sessions (serve only)
-  --json-response        JSON answers instead of SSE streams
-  --max-request-bytes N  largest request body (default ${DEFAULT_HTTP_MAX_REQUEST_BYTES / 1024 / 1024}MiB), refused with 413
-  --allow-host NAME      accept this Host name too (default: localhost, 127.0.0.1, [::1], the bound host)
-  --allow-origin ORIGIN  accept this Origin too (default: the loopback origins of the bound port)
-  --token-file FILE      require Authorization: Bearer TOKEN; lines \`TOKEN MEMBER\`; mode 600
-  --session-idle-ms N    close sessions idle this long (default ${DEFAULT_SESSION_IDLE_MS})
-  --max-sessions N       sessions open at once (default ${DEFAULT_MAX_SESSIONS})
-  --shutdown-ms N        on SIGTERM/SIGINT, time left to requests in flight (default ${DEFAULT_SHUTDOWN_GRACE_MS})
-serve: --cursor-key-file FILE  cursor signing key shared by replicas (or MCP_BUDGET_CURSOR_KEY)
-proxy: --upstream-url URL      bound a remote Streamable HTTP server instead of spawning COMMAND`;
-
-/** The HTTP flags and whether each takes a value (`--cursor-key-file`: serve, `--upstream-url`: proxy). */
-const LISTEN_FLAGS: Record<string, 'string' | 'boolean'> = {
-  listen: 'string',
-  stateless: 'boolean',
-  'json-response': 'boolean',
-  'max-request-bytes': 'string',
-  'allow-host': 'string',
-  'allow-origin': 'string',
-  'token-file': 'string',
-  'session-idle-ms': 'string',
-  'max-sessions': 'string',
-  'shutdown-ms': 'string',
-  'cursor-key-file': 'string',
-  'upstream-url': 'string',
-};
+/** The HTTP flags and whether each takes a value (`--cursor-key-file`: serve, `--upstream-url`: proxy), from the command table. */
+const LISTEN_FLAGS: Record<string, 'string' | 'boolean'> = Object.fromEntries([...LISTEN_FLAG_SPECS, STATELESS, CURSOR_KEY_FILE, UPSTREAM_URL].map((f) => [f.name, f.type]));
 
 /**
  * Take the HTTP flags out of `argv` (stopping at `--`); other arguments are returned in order.

@@ -4,7 +4,7 @@
  * flags a command accepts and the flags its help lists cannot drift apart.
  */
 import { DEFAULT_LIMITS, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES } from '../engine/index.js';
-import { DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
+import { DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SERVE_MAX_REQUEST_BYTES, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
 import { BUDGET_FLAGS } from './args.js';
 
 /** One flag: its long name (without `--`), whether it takes a value, and what its help says. */
@@ -77,7 +77,7 @@ export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
   { name: 'protocol-version', type: 'string', value: 'V', help: 'negotiated MCP version (decides version-specific fields)', default: 'unset (both kept)', env: 'MCP_BUDGET_PROTOCOL_VERSION' },
 ];
 
-const LOG_CUTS: FlagSpec = { name: 'log-cuts', type: 'boolean', help: 'one JSON line per cut result on stderr (stdio only, not with --listen or --upstream-url)', default: 'off', env: 'MCP_BUDGET_LOG_CUTS=1' };
+const LOG_CUTS: FlagSpec = { name: 'log-cuts', type: 'boolean', help: 'one JSON line per cut result on stderr (over HTTP with its session id)', default: 'off', env: 'MCP_BUDGET_LOG_CUTS=1' };
 
 const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'boolean', help: 'print this help' };
 
@@ -85,7 +85,7 @@ const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'boolean', help: '
 export const LISTEN_FLAG_SPECS: readonly FlagSpec[] = [
   { name: 'listen', type: 'string', value: '[HOST:]PORT', help: 'serve MCP Streamable HTTP on http://HOST:PORT/mcp (HOST 127.0.0.1 unless named; port 0 picks one)', default: 'stdio' },
   { name: 'json-response', type: 'boolean', help: 'JSON answers instead of SSE streams (with --listen)' },
-  { name: 'max-request-bytes', type: 'string', value: 'N', help: 'largest client message (1KiB–1GiB); with --listen, refused with 413', default: `${formatBytes(DEFAULT_MAX_REQUEST_BYTES)} (HTTP: ${formatBytes(DEFAULT_HTTP_MAX_REQUEST_BYTES)})` },
+  { name: 'max-request-bytes', type: 'string', value: 'N', help: 'largest client message (1KiB–1GiB); with --listen, refused with 413', default: `proxy ${formatBytes(DEFAULT_MAX_REQUEST_BYTES)}, serve ${formatBytes(DEFAULT_SERVE_MAX_REQUEST_BYTES)} over stdio; ${formatBytes(DEFAULT_HTTP_MAX_REQUEST_BYTES)} over HTTP` },
   { name: 'allow-host', type: 'string', multiple: true, value: 'NAME', help: 'accept this Host name too (with --listen)', default: 'loopback names and the bound host' },
   { name: 'allow-origin', type: 'string', multiple: true, value: 'ORIGIN', help: 'accept this Origin too (with --listen)', default: 'loopback origins of the bound port' },
   { name: 'token-file', type: 'string', value: 'FILE', help: 'require Authorization: Bearer TOKEN; lines `TOKEN MEMBER`; mode 600 (with --listen)' },
@@ -93,6 +93,13 @@ export const LISTEN_FLAG_SPECS: readonly FlagSpec[] = [
   { name: 'max-sessions', type: 'string', value: 'N', help: 'sessions open at once (1–100000, with --listen)', default: String(DEFAULT_MAX_SESSIONS) },
   { name: 'shutdown-ms', type: 'string', value: 'N', help: 'on SIGTERM/SIGINT, time left to requests in flight (0–600000, with --listen)', default: String(DEFAULT_SHUTDOWN_GRACE_MS) },
 ];
+
+/** `--stateless` (serve with `--listen`). */
+export const STATELESS: FlagSpec = { name: 'stateless', type: 'boolean', help: 'one transport per request, no sessions (with --listen)' };
+/** `--cursor-key-file` (serve). */
+export const CURSOR_KEY_FILE: FlagSpec = { name: 'cursor-key-file', type: 'string', value: 'FILE', help: 'cursor signing key shared by replicas', default: 'random per process', env: 'MCP_BUDGET_CURSOR_KEY (the key itself)' };
+/** `--upstream-url` (proxy). */
+export const UPSTREAM_URL: FlagSpec = { name: 'upstream-url', type: 'string', value: 'URL', help: 'bound a remote Streamable HTTP server instead of spawning COMMAND' };
 
 const ROOT: FlagSpec = { name: 'root', type: 'string', value: 'DIR', help: 'the workspace root', default: 'the current directory' };
 const TEAM_DB: FlagSpec = { name: 'team-db', type: 'string', value: 'PATH', help: 'the team store: a SQLite file or a postgres:// URL', default: 'the user state directory, one file per root' };
@@ -112,8 +119,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'proxy',
     summary: 'Run a stdio MCP server (or reach a Streamable HTTP one) and bound every tools/call result it returns.',
-    usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--listen [HOST:]PORT ...] --upstream-url URL'],
-    flags: [{ name: 'upstream-url', type: 'string', value: 'URL', help: 'bound a remote Streamable HTTP server instead of spawning COMMAND' }, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--log-cuts] [--listen [HOST:]PORT ...] --upstream-url URL'],
+    flags: [UPSTREAM_URL, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
     positionals: false,
     example: 'mcp-budget proxy --max-bytes 32KiB -- npx -y @modelcontextprotocol/server-filesystem .',
   },
@@ -122,9 +129,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'The workspace MCP server over stdio, or Streamable HTTP with --listen.',
     usage: ['mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--log-cuts] [--listen [HOST:]PORT ...] [budget flags]'],
     flags: [
-      ROOT, TEAM_DB, AS, LOG_CUTS,
-      { name: 'stateless', type: 'boolean', help: 'one transport per request, no sessions (with --listen)' },
-      { name: 'cursor-key-file', type: 'string', value: 'FILE', help: 'cursor signing key shared by replicas', default: 'random per process', env: 'MCP_BUDGET_CURSOR_KEY (the key itself)' },
+      ROOT, TEAM_DB, AS, LOG_CUTS, STATELESS, CURSOR_KEY_FILE,
       ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG,
     ],
     positionals: false,

@@ -19,15 +19,10 @@ import { errorLine, INVALID_REQUEST, PARSE_ERROR, refusalTarget } from './jsonrp
 import { LineFramer } from './line-framer.js';
 import { isRequestId, type RequestId } from './request-ids.js';
 import { StderrWarnings } from './warnings.js';
+import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from './http/defaults.js';
 
-/**
- * Default cap on one client line for `serve`, in bytes: the largest valid call is a
- * `workspace_seed_files` batch of 8 MiB of content, which JSON escaping can grow up to 6x (every
- * byte written as `\u00XX`), so 48 MiB, plus 100 paths of up to 1 KiB (also up to 6x) and the
- * envelope; 64 MiB leaves room for whitespace and stays one line the server can parse.
- * @default 64 MiB
- */
-export const DEFAULT_SERVE_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
+export { DEFAULT_SERVE_MAX_REQUEST_BYTES };
+
 /** Requests dispatched and not yet answered before reading pauses. @default 32 */
 export const DEFAULT_MAX_INFLIGHT_REQUESTS = 32;
 /** Longest top-level `id` read out of a refused line, in bytes (longer: answered with `null`). @default 1 MiB */

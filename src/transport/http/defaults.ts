@@ -1,6 +1,7 @@
 /**
- * Every default of the Streamable HTTP front (`serve --listen`, `proxy --listen`), with its unit
- * in the name. The CLI flags and the options of {@link McpHttpServer} read them from here only.
+ * Every default of the Streamable HTTP front (`serve --listen`, `proxy --listen`), and serve's
+ * stdio request cap, with its unit in the name. The CLI flags, their help, and the options of
+ * {@link McpHttpServer} read them from here only.
  */
 
 /** Host bound when `--listen` names only a port: loopback, never every interface. @default '127.0.0.1' */
@@ -32,3 +33,12 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 60_000;
 /** JSON-RPC code of the answer given to a request the server could not finish because it is shutting down. */
 export const SHUTTING_DOWN = -32000;
+
+/**
+ * Default cap on one client line for `serve`, in bytes: the largest valid call is a
+ * `workspace_seed_files` batch of 8 MiB of content, which JSON escaping can grow up to 6x (every
+ * byte written as `\u00XX`), so 48 MiB, plus 100 paths of up to 1 KiB (also up to 6x) and the
+ * envelope; 64 MiB leaves room for whitespace and stays one line the server can parse.
+ * @default 64 MiB
+ */
+export const DEFAULT_SERVE_MAX_REQUEST_BYTES = 64 * 1024 * 1024;
