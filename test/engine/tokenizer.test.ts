@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { BudgetError } from '../../src/engine/errors.js';
 import { MAX_KEY_UNITS } from '../../src/engine/limits.js';
 import type { JsonEvents } from '../../src/engine/events.js';
-import { MAX_NUMBER_BYTES, Tokenizer } from '../../src/engine/tokenizer.js';
+import { MAX_NUMBER_BYTES } from '../../src/engine/json-bytes.js';
+import { Tokenizer } from '../../src/engine/tokenizer.js';
 
 // ------------------------------------------------------------------ recording consumer
 

@@ -1,0 +1,177 @@
+/**
+ * The tokenizer's kept tokens: strings decoded (escapes, UTF-8 checked, control characters
+ * refused) and passed on in chunks, keys collected whole (capped), numbers checked against the
+ * grammar and their length cap, literals spelled out. A cut string's rest goes to the skipper.
+ */
+import { hexValue, isJsonNumber, MAX_NUMBER_BYTES, utf8SequenceLength } from './json-bytes.js';
+import { MAX_KEY_UNITS } from './limits.js';
+import { newSkipState } from './skip-scan.js';
+import { S } from './tokenizer-state.js';
+import { TokenizerSkip } from './tokenizer-skip.js';
+
+export abstract class TokenizerTokens extends TokenizerSkip {
+  /** Returns the index after the string, or -(index+1) of an unfinished sequence to carry. */
+  protected scanString(buf: Buffer, start: number): number {
+    const n = buf.length;
+    let i = start;
+    let runStart = i;
+    let out = '';
+    const flushRun = (to: number): void => {
+      if (to > runStart) out += buf.toString('utf8', runStart, to);
+    };
+    while (i < n) {
+      const c = buf[i]!;
+      if (c === 0x22) {
+        flushRun(i);
+        this.emitString(out, i);
+        this.pos = i;
+        this.endString();
+        return i + 1;
+      }
+      if (c === 0x5c) {
+        flushRun(i);
+        if (i + 1 >= n) return this.carryFrom(out, i);
+        const e = buf[i + 1]!;
+        let ch: number;
+        let len = 2;
+        switch (e) {
+          case 0x22: ch = 0x22; break;
+          case 0x5c: ch = 0x5c; break;
+          case 0x2f: ch = 0x2f; break;
+          case 0x62: ch = 0x08; break;
+          case 0x66: ch = 0x0c; break;
+          case 0x6e: ch = 0x0a; break;
+          case 0x72: ch = 0x0d; break;
+          case 0x74: ch = 0x09; break;
+          case 0x75: {
+            if (i + 6 > n) return this.carryFrom(out, i);
+            ch = 0;
+            for (let k = i + 2; k < i + 6; k++) {
+              const h = hexValue(buf[k]!);
+              if (h < 0) this.fail('invalid \\u escape', k);
+              ch = ch * 16 + h;
+            }
+            len = 6;
+            break;
+          }
+          default:
+            return this.fail(`invalid escape \\${String.fromCharCode(e)}`, i);
+        }
+        out += String.fromCharCode(ch);
+        i += len;
+        runStart = i;
+        continue;
+      }
+      if (c < 0x20) this.fail('unescaped control character in a string', i);
+      if (c >= 0x80) {
+        const len = utf8SequenceLength(buf, i, n);
+        if (len === 0) {
+          flushRun(i);
+          return this.carryFrom(out, i);
+        }
+        if (len < 0) this.fail('invalid UTF-8 in a string', i);
+        i += len;
+        continue;
+      }
+      i++;
+    }
+    flushRun(n);
+    this.emitString(out, n);
+    if (!this.wanted) this.skipRestOfString();
+    return n;
+  }
+
+  private carryFrom(out: string, at: number): number {
+    this.emitString(out, at);
+    if (!this.wanted) {
+      // Cut: the unfinished sequence is skipped with the rest, not carried.
+      this.skipRestOfString();
+      return at;
+    }
+    return -(at + 1);
+  }
+
+  private skipRestOfString(): void {
+    this.state = S.Skip;
+    this.skip = newSkipState(false, true);
+    this.skipStringEnd = true;
+  }
+
+  /** Pass decoded string content on (or collect a key). Sets `wanted` false once cut. */
+  private emitString(piece: string, at: number): void {
+    if (piece.length === 0) return;
+    if (this.inKey) {
+      if (this.keyUnits < MAX_KEY_UNITS) {
+        const room = MAX_KEY_UNITS + 1 - this.keyUnits;
+        const p = piece.length > room ? piece.slice(0, room) : piece;
+        this.keyParts.push(p);
+        this.keyUnits += p.length;
+      }
+      return;
+    }
+    if (!this.wanted) return;
+    this.pos = at;
+    if (!this.events.stringChunk(piece)) this.wanted = false;
+  }
+
+  private endString(): void {
+    if (this.inKey) {
+      this.inKey = false;
+      const name = this.keyParts.length === 1 ? this.keyParts[0]! : this.keyParts.join('');
+      this.keyParts = [];
+      this.state = S.Colon;
+      if (!this.events.key(name)) this.pendingSkipValue = true;
+      return;
+    }
+    this.events.stringEnd();
+    this.state = this.afterValue();
+  }
+
+  protected scanNumber(buf: Buffer, start: number): number {
+    const n = buf.length;
+    let i = start;
+    while (i < n) {
+      const c = buf[i]!;
+      if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45) {
+        i++;
+        continue;
+      }
+      break;
+    }
+    this.tokenText += buf.toString('latin1', start, i);
+    if (this.tokenText.length > MAX_NUMBER_BYTES) this.fail(`number longer than ${MAX_NUMBER_BYTES} bytes`, this.numberStart - this.base);
+    if (i < n) {
+      this.pos = i;
+      this.finishNumber();
+    }
+    return i;
+  }
+
+  protected finishNumber(): void {
+    const raw = this.tokenText;
+    if (!isJsonNumber(raw)) this.fail(`invalid number ${JSON.stringify(raw.slice(0, 40))}`, this.numberStart - this.base);
+    this.tokenText = '';
+    if (this.silent) this.silent = false;
+    else this.events.scalar(raw);
+    this.state = this.afterValue();
+  }
+
+  protected scanLiteral(buf: Buffer, start: number): number {
+    const want = this.literal;
+    let i = start;
+    while (i < buf.length && this.tokenText.length < want.length) {
+      const c = buf[i]!;
+      if (c !== want.charCodeAt(this.tokenText.length)) this.fail(`invalid literal (expected ${want})`, i);
+      this.tokenText += String.fromCharCode(c);
+      i++;
+    }
+    if (this.tokenText.length === want.length) {
+      this.pos = i;
+      this.tokenText = '';
+      if (this.silent) this.silent = false;
+      else this.events.scalar(want);
+      this.state = this.afterValue();
+    }
+    return i;
+  }
+}
