@@ -12,12 +12,12 @@ export interface PendingRequest {
 
 export type RequestId = string | number;
 
-function keyOf(id: RequestId): string {
-  return (typeof id === 'number' ? 'n:' : 's:') + String(id);
-}
-
 export class RequestTable {
-  private readonly map = new Map<string, PendingRequest>();
+  /**
+   * Keyed by the id itself: a `Map` compares keys by SameValueZero, so `1` and `"1"` stay apart
+   * and `-0` is `0`, as JSON-RPC ids are compared. Perf: no key string is built per lookup.
+   */
+  private readonly map = new Map<RequestId, PendingRequest>();
 
   constructor(private readonly maxEntries = 100_000) {}
 
@@ -28,22 +28,21 @@ export class RequestTable {
   remember(id: RequestId, request: PendingRequest): void {
     // A peer that never gets answers must not grow this without bound: drop the oldest.
     if (this.map.size >= this.maxEntries) {
-      const oldest = this.map.keys().next().value;
-      if (oldest !== undefined) this.map.delete(oldest);
+      const oldest = this.map.keys().next();
+      if (oldest.done !== true) this.map.delete(oldest.value);
     }
-    this.map.set(keyOf(id), request);
+    this.map.set(id, request);
   }
 
   /** The request answered by `id`, forgotten as it is returned. */
   take(id: RequestId): PendingRequest | undefined {
-    const k = keyOf(id);
-    const r = this.map.get(k);
-    if (r !== undefined) this.map.delete(k);
+    const r = this.map.get(id);
+    if (r !== undefined) this.map.delete(id);
     return r;
   }
 
   peek(id: RequestId): PendingRequest | undefined {
-    return this.map.get(keyOf(id));
+    return this.map.get(id);
   }
 
   /**
@@ -54,23 +53,23 @@ export class RequestTable {
    * key pending requests by property name). Undefined: the response answers nothing pending.
    */
   match(id: RequestId): RequestId | undefined {
-    if (this.map.has(keyOf(id))) return id;
+    if (this.map.has(id)) return id;
     if (typeof id === 'string') {
       const n = Number(id);
-      if (Number.isFinite(n) && this.map.has(keyOf(n))) return n === 0 ? 0 : n;
+      if (Number.isFinite(n) && this.map.has(n)) return n === 0 ? 0 : n;
       return undefined;
     }
     const s = String(id);
-    return this.map.has(keyOf(s)) ? s : undefined;
+    return this.map.has(s) ? s : undefined;
   }
 
   forget(id: RequestId): void {
-    this.map.delete(keyOf(id));
+    this.map.delete(id);
   }
 
-  /** Every remembered id (for answering them all when the peer goes away). */
+  /** Every remembered id, oldest first (for answering them all when the peer goes away). */
   ids(): RequestId[] {
-    return [...this.map.keys()].map((k) => (k.startsWith('n:') ? Number(k.slice(2)) : k.slice(2)));
+    return [...this.map.keys()];
   }
 
   clear(): void {

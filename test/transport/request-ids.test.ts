@@ -43,3 +43,82 @@ describe('RequestTable.match', () => {
     expect(pending([1.5]).match('1.50')).toBe(1.5);
   });
 });
+
+describe('RequestTable', () => {
+  it('request-ids: ids are keyed by type as well as value, and 0 is an id', () => {
+    const t = new RequestTable();
+    t.remember(1, { method: 'tools/call', tool: 'a' });
+    t.remember('1', { method: 'ping', tool: undefined });
+    t.remember(0, { method: 'tools/list', tool: undefined });
+    expect(t.size).toBe(3);
+    expect(t.peek(1)?.tool).toBe('a');
+    expect(t.peek('1')?.method).toBe('ping');
+    expect(t.peek(0)?.method).toBe('tools/list');
+    expect(t.peek(-0)?.method).toBe('tools/list'); // -0 is written `0`: the same id
+    expect(t.peek('0')).toBeUndefined();
+    expect(t.take(1)?.tool).toBe('a');
+    expect(t.take(1)).toBeUndefined();
+    expect(t.peek('1')?.method).toBe('ping');
+    t.forget('1');
+    expect(t.ids()).toEqual([0]);
+  });
+
+  it('request-ids: ids() gives every id back with its type, oldest first; a remembered id keeps its place', () => {
+    const t = pending([3, '3', 'x', 0, 2.5]);
+    t.remember('3', { method: 'ping', tool: undefined });
+    expect(t.ids()).toEqual([3, '3', 'x', 0, 2.5]);
+    expect(t.peek('3')?.method).toBe('ping');
+    t.clear();
+    expect(t.ids()).toEqual([]);
+    expect(t.size).toBe(0);
+  });
+
+  it('request-ids: past the bound the oldest request is dropped', () => {
+    const t = new RequestTable(3);
+    for (const id of [1, '1', 2, 'b']) t.remember(id, { method: 'tools/call', tool: String(id) });
+    expect(t.ids()).toEqual(['1', 2, 'b']);
+    expect(t.peek(1)).toBeUndefined();
+    t.remember('b', { method: 'tools/call', tool: 'again' }); // already there: nothing more to drop
+    expect(t.ids()).toEqual([2, 'b']);
+  });
+
+  it('request-ids: agrees with a table keyed by type-tagged strings (generated operations)', () => {
+    type Op = { op: 'remember' | 'take' | 'forget' | 'match'; id: string | number };
+    const id = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(-0, 1.5, 1e21), fc.constantFrom('0', '1', '-1', ' 1', '', 'a', '1.5', '1e21'));
+    const op = fc.record({ op: fc.constantFrom('remember', 'take', 'forget', 'match'), id }) as fc.Arbitrary<Op>;
+    const keyOf = (i: string | number): string => (typeof i === 'number' ? 'n:' : 's:') + String(i);
+    const idOf = (k: string): string | number => (k.startsWith('n:') ? Number(k.slice(2)) : k.slice(2));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), fc.integer({ min: 1, max: 6 }), (ops, max) => {
+        const t = new RequestTable(max);
+        const ref = new Map<string, string>();
+        ops.forEach(({ op, id: i }, n) => {
+          if (op === 'remember') {
+            if (ref.size >= max) ref.delete(ref.keys().next().value!);
+            ref.set(keyOf(i), `r${n}`);
+            t.remember(i, { method: `r${n}`, tool: undefined });
+          } else if (op === 'take') {
+            const want = ref.get(keyOf(i));
+            ref.delete(keyOf(i));
+            expect(t.take(i)?.method).toBe(want);
+          } else if (op === 'forget') {
+            ref.delete(keyOf(i));
+            t.forget(i);
+          } else {
+            let want: string | number | undefined;
+            const n = Number(i);
+            if (ref.has(keyOf(i))) want = i;
+            else if (typeof i === 'string') want = Number.isFinite(n) && ref.has(keyOf(n)) ? n + 0 : undefined; // -0 answered as 0
+            else want = ref.has(keyOf(String(i))) ? String(i) : undefined;
+            const got = t.match(i);
+            expect(got).toStrictEqual(want);
+            if (typeof got === 'number') expect(Object.is(got, want)).toBe(true);
+          }
+          expect(t.ids()).toStrictEqual([...ref.keys()].map(idOf));
+          expect(t.size).toBe(ref.size);
+        });
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
