@@ -33,24 +33,50 @@ interface Entry {
 
 const SLASH = Buffer.from('/');
 
+/** Wholly untracked directories listed ahead, so that one git call checks several of them. */
+const MAX_QUEUED_DIRS = 64;
+
+/** One record of the top listing: a path git listed, or a collapsed directory listed through the gate. */
+type Job = { path: string } | { dir: DirHandle; entries: Entry[] };
+
 /**
  * Untracked paths from the first one at or after `from` (raw bytes; a coarse bound, the caller
  * skips exactly). A nested repository is listed as its directory with a trailing `/`, as git does.
+ *
+ * Perf: collapsed directories that follow one another are listed ahead (at most
+ * {@link MAX_QUEUED_DIRS}, until {@link IGNORE_BATCH} entries wait), so one `ls-files` call checks
+ * the first level of many small directories instead of one call each.
  */
 export async function* untrackedPaths(git: GitRunner, from: Buffer, warn: (w: string) => void, plainGit = false): AsyncGenerator<string> {
   const ws = git.ws;
   // Without the gate (a bare root guard) nothing is opened here: git lists everything.
   const collapse = ws instanceof Workspace && !plainGit;
   const args = ['ls-files', '--others', '--exclude-standard', '-z', ...(collapse ? ['--directory'] : [])];
-  for await (const rec of git.records(args, UNTRACKED_TIMEOUT_MS)) {
-    if (rec === '') continue;
-    const key = Buffer.from(rec);
-    if (!collapse || !rec.endsWith('/')) {
-      if (Buffer.compare(key, from) >= 0 || isPrefix(from, key)) yield rec;
-      continue;
+  const queue: Job[] = [];
+  let waiting = 0;
+  try {
+    for await (const rec of git.records(args, UNTRACKED_TIMEOUT_MS)) {
+      if (rec === '') continue;
+      const key = Buffer.from(rec);
+      if (!collapse || !rec.endsWith('/')) {
+        if (Buffer.compare(key, from) < 0 && !isPrefix(from, key)) continue;
+        if (queue.length === 0) yield rec;
+        else queue.push({ path: rec });
+        continue;
+      }
+      if (Buffer.compare(key, from) < 0 && !isPrefix(key, from)) continue;
+      const job = await listCollapsed(ws as Workspace, rec, from, warn);
+      if (job === undefined) continue;
+      queue.push(job);
+      if ('entries' in job) waiting += job.entries.length;
+      if (waiting >= IGNORE_BATCH || queue.length >= MAX_QUEUED_DIRS) {
+        yield* drain(git, queue.splice(0), from, warn);
+        waiting = 0;
+      }
     }
-    if (Buffer.compare(key, from) < 0 && !isPrefix(key, from)) continue;
-    yield* expand(git, ws, rec, from, warn);
+    yield* drain(git, queue.splice(0), from, warn);
+  } finally {
+    for (const job of queue) if ('dir' in job) await job.dir.close();
   }
 }
 
@@ -59,23 +85,78 @@ function isPrefix(p: Buffer, b: Buffer): boolean {
   return b.length >= p.length && b.subarray(0, p.length).equals(p);
 }
 
-async function* expand(git: GitRunner, ws: Workspace, rel: string, from: Buffer, warn: (w: string) => void): AsyncGenerator<string> {
+/**
+ * A collapsed directory `rel` (ending in `/`) opened through the gate and its first level listed;
+ * a nested repository is the path itself (git lists the directory, never its files); undefined
+ * when it cannot be opened (warned).
+ */
+async function listCollapsed(ws: Workspace, rel: string, from: Buffer, warn: (w: string) => void): Promise<Job | undefined> {
   let dir: DirHandle;
   try {
     dir = await ws.openDir(rel.slice(0, -1).split('/'));
   } catch {
     warn('An untracked directory could not be opened; its files are not listed.');
-    return;
+    return undefined;
   }
   try {
     if (await hasGitDir(dir)) {
-      yield rel; // a nested repository: git lists the directory, never its files
-      return;
+      await dir.close();
+      return { path: rel };
     }
-    yield* level(git, dir, Buffer.from(rel), from, warn, 0);
-  } finally {
+    return { dir, entries: await listLevel(dir, Buffer.from(rel), from, warn) };
+  } catch (e) {
     await dir.close();
+    throw e;
   }
+}
+
+/**
+ * The jobs in order: paths as they are; each directory's entries checked against the ignore rules
+ * in batches that may span directories, then yielded in git's order, entering kept directories.
+ * Every directory handle is closed, also when the consumer stops early.
+ */
+async function* drain(git: GitRunner, jobs: Job[], from: Buffer, warn: (w: string) => void): AsyncGenerator<string> {
+  try {
+    // The directories' entries in output order, with the job each belongs to.
+    const items: { job: number; entry: Entry }[] = [];
+    jobs.forEach((job, j) => {
+      if ('entries' in job) for (const entry of job.entries) items.push({ job: j, entry });
+    });
+    const entries = items.map((x) => x.entry);
+    let next = 0; // the next job not yet yielded from
+    for (let i = 0; i < items.length || next < jobs.length; ) {
+      const batch = takeBatch(entries, i);
+      const kept = batch.length === 0 ? new Set<string>() : await untrackedOf(git, batch);
+      const end = i + batch.length;
+      for (; i < end; i++) {
+        const { job, entry } = items[i]!;
+        for (; next < job; next++) {
+          const before = jobs[next]!;
+          if ('path' in before) yield before.path;
+        }
+        if (kept.has(entry.key.toString('latin1'))) yield* enter(git, (jobs[job] as { dir: DirHandle }).dir, entry, from, warn, 0);
+      }
+      if (i >= items.length) {
+        // Paths after the last directory's entries.
+        for (; next < jobs.length; next++) {
+          const after = jobs[next]!;
+          if ('path' in after) yield after.path;
+        }
+      }
+    }
+  } finally {
+    for (const job of jobs) if ('dir' in job) await job.dir.close();
+  }
+}
+
+/** Entries from `start`, bounded in count and bytes (they are git's command line). */
+function takeBatch(entries: readonly Entry[], start: number): Entry[] {
+  const batch: Entry[] = [];
+  for (let i = start, bytes = 0; i < entries.length && batch.length < IGNORE_BATCH && bytes < MAX_BATCH_BYTES; i++) {
+    batch.push(entries[i]!);
+    bytes += entries[i]!.key.length + 1;
+  }
+  return batch;
 }
 
 async function hasGitDir(dir: DirHandle): Promise<boolean> {
@@ -88,7 +169,8 @@ async function hasGitDir(dir: DirHandle): Promise<boolean> {
   }
 }
 
-async function* level(git: GitRunner, dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void, depth: number): AsyncGenerator<string> {
+/** One directory level, pruned to what can hold the page's paths, in git's order. */
+async function listLevel(dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void): Promise<Entry[]> {
   const entries: Entry[] = [];
   let seen = 0;
   for await (const d of await dir.list(256, true)) {
@@ -110,39 +192,44 @@ async function* level(git: GitRunner, dir: DirHandle, base: Buffer, from: Buffer
     if (Buffer.compare(key, from) < 0 && !(isDir && isPrefix(key, from))) continue;
     entries.push({ key, raw, isDir });
   }
-  entries.sort((x, y) => Buffer.compare(x.key, y.key));
+  return entries.sort((x, y) => Buffer.compare(x.key, y.key));
+}
+
+/** One level below a kept directory: listed, checked in batches, and entered in git's order. */
+async function* level(git: GitRunner, dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void, depth: number): AsyncGenerator<string> {
+  const entries = await listLevel(dir, base, from, warn);
   for (let i = 0; i < entries.length; ) {
-    // Batches bounded in count and bytes (they are git's command line).
-    const batch: Entry[] = [];
-    for (let bytes = 0; i < entries.length && batch.length < IGNORE_BATCH && bytes < MAX_BATCH_BYTES; i++) {
-      batch.push(entries[i]!);
-      bytes += entries[i]!.key.length + 1;
-    }
+    const batch = takeBatch(entries, i);
+    i += batch.length;
     const kept = await untrackedOf(git, batch);
     for (const e of batch) {
-      if (!kept.has(e.key.toString('latin1'))) continue; // ignored (or a name git cannot be given)
-      if (!e.isDir) {
-        yield e.key.toString('utf8');
-        continue;
-      }
-      if (depth > 64) {
-        warn('Untracked directories nested too deep are not listed.');
-        continue;
-      }
-      let sub: DirHandle;
-      try {
-        sub = await dir.openDir(e.raw);
-      } catch {
-        warn('An untracked directory could not be opened; its files are not listed.');
-        continue;
-      }
-      try {
-        if (await hasGitDir(sub)) yield e.key.toString('utf8');
-        else yield* level(git, sub, e.key, from, warn, depth + 1);
-      } finally {
-        await sub.close();
-      }
+      if (kept.has(e.key.toString('latin1'))) yield* enter(git, dir, e, from, warn, depth);
     }
+  }
+}
+
+/** A kept entry of `dir`: a file is yielded; a directory is a nested repository (yielded) or entered. */
+async function* enter(git: GitRunner, dir: DirHandle, e: Entry, from: Buffer, warn: (w: string) => void, depth: number): AsyncGenerator<string> {
+  if (!e.isDir) {
+    yield e.key.toString('utf8');
+    return;
+  }
+  if (depth > 64) {
+    warn('Untracked directories nested too deep are not listed.');
+    return;
+  }
+  let sub: DirHandle;
+  try {
+    sub = await dir.openDir(e.raw);
+  } catch {
+    warn('An untracked directory could not be opened; its files are not listed.');
+    return;
+  }
+  try {
+    if (await hasGitDir(sub)) yield e.key.toString('utf8');
+    else yield* level(git, sub, e.key, from, warn, depth + 1);
+  } finally {
+    await sub.close();
   }
 }
 

@@ -2,11 +2,14 @@
  * The untracked listing (src/git/untracked.ts) gives exactly `git ls-files --others
  * --exclude-standard`, page after page, on the shapes that matter: ignore rules inside wholly
  * untracked directories (files and directories), a nested repository (listed as its directory),
- * symbolic links (listed, never followed), FIFOs (skipped), odd names, and nesting.
+ * symbolic links (listed, never followed), FIFOs (skipped), odd names, and nesting; and on
+ * generated trees (many small untracked directories, ignore files at every level, files beside
+ * directories, tracked and untracked mixed), with the number of git calls a first page makes.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/fs/confine.js';
 import { CursorCodec } from '../../src/fs/cursor.js';
@@ -59,5 +62,84 @@ describe('untracked listing', () => {
       }
       expect(got, `limit ${limit}`).toEqual(want);
     }
+  });
+
+  it('generated trees: every page walk equals ls-files at page sizes from 1 to 7', async () => {
+    const name = fc.constantFrom('a', 'b', 'a-b', 'a.b', 'B', 'z', 'x.log', 'keep.tmp', 'd0', 'é');
+    type Tree = { [k: string]: Tree | 'file' | 'ignore' };
+    const tree: fc.Arbitrary<Tree> = fc.letrec<{ t: Tree }>((tie) => ({
+      t: fc.dictionary(name, fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant('file' as const), fc.constant('ignore' as const), tie('t')), { maxKeys: 5 }),
+    })).t;
+    const r = tempRepo('untracked-gen');
+    repos.push(r);
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(tree, fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 2 }), fc.boolean(), async (t, limits, trackSome) => {
+        const d = join(r.dir, `run-${run++}`);
+        mkdirSync(d);
+        git(d, ['init', '-q']);
+        const write = (dir: string, node: Tree): void => {
+          for (const [k, v] of Object.entries(node)) {
+            const p = join(dir, k);
+            if (v === 'file') writeFileSync(p, '');
+            else if (v === 'ignore') writeFileSync(join(dir, '.gitignore'), `*.log\n${k}\n`);
+            else {
+              mkdirSync(p);
+              write(p, v);
+            }
+          }
+        };
+        write(d, t);
+        writeFileSync(join(d, 'root.txt'), '');
+        git(d, ['add', 'root.txt']);
+        if (trackSome) git(d, ['add', '--', ...Object.keys(t).filter((k) => t[k] === 'file').slice(0, 1)]);
+        git(d, ['commit', '-q', '-m', 'base']);
+        const want = git(d, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0').filter((x) => x !== '');
+        const ws = await Workspace.open(d);
+        const g = new GitRunner(ws);
+        try {
+          for (const limit of limits) {
+            const got: string[] = [];
+            let cursor: string | undefined;
+            for (let i = 0; i < 200; i++) {
+              const p = await gitStatus(g.scope(), cursors, { limit, cursor });
+              got.push(...p.entries.filter((e) => e.kind === 'untracked').map((e) => e.path));
+              cursor = p.next_cursor;
+              if (cursor === undefined) break;
+            }
+            expect(got, `limit ${limit}`).toEqual(want);
+          }
+        } finally {
+          await ws.close();
+        }
+      }),
+      { numRuns: 40, interruptAfterTimeLimit: 20_000 },
+    );
+  });
+
+  it('forty small untracked directories: a first page of 100 makes a few git calls, not one per directory', async () => {
+    const r = tempRepo('untracked-small-dirs');
+    repos.push(r);
+    const d = r.dir;
+    writeFileSync(join(d, 'tracked.txt'), 'x');
+    git(d, ['add', '.']);
+    git(d, ['commit', '-q', '-m', 'base']);
+    for (let i = 0; i < 40; i++) {
+      mkdirSync(join(d, `dir${String(i).padStart(2, '0')}`));
+      for (let j = 0; j < 5; j++) writeFileSync(join(d, `dir${String(i).padStart(2, '0')}`, `f${j}`), '');
+    }
+    const want = git(d, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0').filter((x) => x !== '').slice(0, 100);
+    const g = new GitRunner(await Workspace.open(d));
+    const scope = g.scope();
+    let calls = 0;
+    const run = scope.run.bind(scope);
+    scope.run = ((...a: Parameters<typeof run>) => {
+      calls++;
+      return run(...a);
+    }) as typeof run;
+    const p = await gitStatus(scope, cursors, { limit: 100 });
+    expect(p.entries.filter((e) => e.kind === 'untracked').map((e) => e.path)).toEqual(want);
+    // 40 directories checked in one batch (the listing itself and status are other calls).
+    expect(calls).toBeLessThanOrEqual(4);
   });
 });
