@@ -1,0 +1,245 @@
+/**
+ * The proxied server's command as `child_process.spawn` must be given it, without a shell.
+ *
+ * Elsewhere than Windows the command goes to `spawn` as it is (`execvp` searches `PATH`). On Windows
+ * the commands people proxy (`npx`, `npm`, `pnpm`, a project's `node_modules\.bin\x`) are `.cmd`
+ * shims, which `CreateProcess` cannot start and Node refuses without a shell (`spawn EINVAL`, the
+ * CVE-2024-27980 fix); `shell: true` would hand every argument to cmd.exe unescaped. So:
+ *
+ * - **Resolution.** A bare name is looked up in each `PATH` directory in order, and in each directory
+ *   with each `PATHEXT` extension in order (only `.com`, `.exe`, `.bat`, `.cmd` are tried). A name
+ *   with a path (`\`, `/` or a drive) is resolved against `cwd` and not searched; an extension given
+ *   is kept. Variable names are matched without case (`Path`, `PATH`), and when several spellings
+ *   are set the one Node passes to the child wins (the first in sorted order). Unlike cmd.exe, the
+ *   current directory and relative `PATH` entries are not searched (as Go's `exec.LookPath` and
+ *   Rust's `Command` do), so a file planted in the working directory cannot shadow a program.
+ * - **Programs** (`.exe`, `.com`) are spawned directly; Node quotes their arguments.
+ * - **Batch files** (`.cmd`, `.bat`) run as `%ComSpec% /d /v:off /s /c "<line>"` with
+ *   `windowsVerbatimArguments`, the form Node's own `shell` option uses, plus `/v:off` so that no
+ *   registry setting turns on `!VAR!` expansion. The line is the script's path in quotes (a file
+ *   name cannot hold `"`; inside quotes cmd.exe takes `&`, `(`, `)`, spaces literally), then each
+ *   argument quoted by the MSVCRT rules (`CommandLineToArgvW`: backslashes before a quote doubled,
+ *   the quote escaped) and then escaped for cmd.exe with a caret before every ASCII character but
+ *   letters, digits and `_ . - / \ + @ # $ ~` (cross-spawn's approach, after "Everyone quotes
+ *   command line arguments the wrong way"). A quote escaped as `^"` never opens cmd.exe's quoted
+ *   mode, so every metacharacter of the argument stays behind a caret.
+ * - **Twice escaped.** A batch shim forwards its arguments with `%*`, and cmd.exe parses that line
+ *   again: each caret pass is removed once per parse. Every batch file is treated as such a shim
+ *   (cross-spawn does this only under `node_modules\.bin`, which misses `npx.cmd` and `npm.cmd` in
+ *   Node's own directory). A batch file that reads `%~1` instead sees the carets of the second
+ *   pass: its arguments come out garbled, never run as commands.
+ * - **`%`.** cmd.exe expands `%NAME%` (and `%NAME:~0,5%`, `%NAME:a=b%`) before it looks at carets
+ *   and leaves an undefined name as it is. With a caret before every `%` and `:`, every name cmd.exe
+ *   could read ends in `^`, so none is defined unless the environment has a name ending in `^`: an
+ *   argument with `%` is refused in that environment. The second parse does not re-expand the text
+ *   `%*` put in. **`!`** gets its caret too (harmless; `/v:off` already keeps it literal).
+ * - **Refused**: a control character other than tab in an argument (cmd.exe ends the line at LF,
+ *   drops CR, and a NUL ends the string), `%`, `"` or a control character in the script's path,
+ *   PowerShell scripts and files of any other type.
+ */
+import { statSync } from 'node:fs';
+import { win32 } from 'node:path';
+
+/** Why a command cannot be started. */
+export type SpawnCommandErrorCode =
+  /** No file for the command on `PATH` (or at the path given). `data.looked` lists the names tried. */
+  | 'COMMAND_NOT_FOUND'
+  /** The file found is of a type that cannot be started without a shell (`.ps1`, `.js`, …). */
+  | 'COMMAND_NOT_RUNNABLE'
+  /** An argument cannot pass through cmd.exe unchanged. `data.index` names it. */
+  | 'ARGUMENT_NOT_PASSABLE';
+
+/** Thrown by {@link planSpawn}; the message says what to do. */
+export class SpawnCommandError extends Error {
+  override readonly name = 'SpawnCommandError';
+
+  constructor(
+    readonly code: SpawnCommandErrorCode,
+    message: string,
+    readonly data: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** What {@link planSpawn} plans from. */
+export interface SpawnCommandOptions {
+  command: string;
+  args: readonly string[];
+  /** The child's environment: `PATH`, `PATHEXT` and `ComSpec` are read from it. */
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  /** The child's working directory: a relative command path is resolved against it. */
+  cwd: string;
+  /** Whether a regular file exists at this path ({@link isRegularFile} outside tests). */
+  isFile: (path: string) => boolean;
+}
+
+/** The three things to give `child_process.spawn`. */
+export interface SpawnPlan {
+  file: string;
+  args: string[];
+  /** Merged into the spawn options; empty outside Windows. */
+  options: { windowsHide?: boolean; windowsVerbatimArguments?: boolean };
+}
+
+/** File types started on Windows: programs directly, batch files through cmd.exe. */
+const RUNNABLE: ReadonlyMap<string, 'program' | 'batch'> = new Map([
+  ['.com', 'program'],
+  ['.exe', 'program'],
+  ['.bat', 'batch'],
+  ['.cmd', 'batch'],
+]);
+
+/** The runnable part of Windows' default `PATHEXT` (`.COM;.EXE;.BAT;.CMD;.VBS;…`), in its order. */
+const DEFAULT_EXTENSIONS = ['.com', '.exe', '.bat', '.cmd'];
+
+/** ASCII characters cmd.exe gives no meaning in an argument; every other one gets a caret. */
+const CMD_META = /[^A-Za-z0-9_.\-/\\+@#$~\u0080-\uffff]/g;
+
+/** Plan the spawn of `command args` on `platform`; throws {@link SpawnCommandError}. */
+export function planSpawn(o: SpawnCommandOptions): SpawnPlan {
+  if (o.platform !== 'win32') return { file: o.command, args: [...o.args], options: {} };
+  const file = resolveCommand(o);
+  if (RUNNABLE.get(extensionOf(file)) === 'program') return { file, args: [...o.args], options: { windowsHide: true } };
+  const line = batchLine(file, o.args, o.env);
+  return {
+    file: envValue(o.env, 'ComSpec') || 'cmd.exe',
+    args: ['/d', '/v:off', '/s', '/c', `"${line}"`],
+    options: { windowsHide: true, windowsVerbatimArguments: true },
+  };
+}
+
+/** Whether `path` is a regular file (following links), for {@link SpawnCommandOptions.isFile}. */
+export function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A variable of a Windows environment, whatever the case of its name. Of several spellings, the
+ * one Node's `spawn` keeps for the child: the first in sorted order (`PATH` before `Path`).
+ */
+function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const wanted = name.toUpperCase();
+  const key = Object.keys(env)
+    .sort()
+    .find((k) => k.toUpperCase() === wanted);
+  return key === undefined ? undefined : env[key];
+}
+
+function extensionOf(path: string): string {
+  return win32.extname(path).toLowerCase();
+}
+
+/** `PATHEXT`'s runnable extensions in its order (its default's when it names none). */
+function pathExtensions(env: NodeJS.ProcessEnv): string[] {
+  const listed = (envValue(env, 'PATHEXT') ?? '')
+    .split(';')
+    .map((e) => e.trim().toLowerCase())
+    .filter((e, i, all) => RUNNABLE.has(e) && all.indexOf(e) === i);
+  return listed.length > 0 ? listed : DEFAULT_EXTENSIONS;
+}
+
+/** `PATH`'s absolute directories in order; a `;` inside quotes is part of the entry, the quotes are not. */
+function searchDirectories(env: NodeJS.ProcessEnv): string[] {
+  return (envValue(env, 'PATH') ?? '')
+    .split(/;(?=(?:[^"]*"[^"]*")*[^"]*$)/)
+    .map((d) => d.replaceAll('"', '').trim())
+    .filter((d) => d !== '' && win32.isAbsolute(d));
+}
+
+/** The file a Windows command names: see the module comment for the order. */
+function resolveCommand(o: SpawnCommandOptions): string {
+  const { command } = o;
+  const ext = extensionOf(command);
+  if (ext === '.ps1') {
+    throw new SpawnCommandError(
+      'COMMAND_NOT_RUNNABLE',
+      `\`${command}\` is a PowerShell script, which cannot be started directly: give \`powershell -NoProfile -File ${command}\` (or \`pwsh\`) as the command`,
+      { command },
+    );
+  }
+  if (command === '' || /[\0"*?<>|]/.test(command)) {
+    throw new SpawnCommandError('COMMAND_NOT_FOUND', `\`${command}\` is not a file name: give the path to the program`, { command, looked: [] });
+  }
+  // An extensionless file next to a shim (npm's `npx` for sh) is never a candidate.
+  const names = RUNNABLE.has(ext) ? [command] : [...(ext === '' ? [] : [command]), ...pathExtensions(o.env).map((e) => command + e)];
+  const explicit = /[\\/]/.test(command) || /^[A-Za-z]:/.test(command);
+  const dirs = explicit ? [o.cwd] : searchDirectories(o.env);
+  for (const dir of dirs) {
+    for (const name of names) {
+      const candidate = win32.resolve(o.cwd, dir, name);
+      if (!o.isFile(candidate)) continue;
+      if (!RUNNABLE.has(extensionOf(candidate))) {
+        throw new SpawnCommandError(
+          'COMMAND_NOT_RUNNABLE',
+          `\`${command}\` is ${candidate}, which is neither a program (.exe, .com) nor a batch file (.cmd, .bat): give the program that runs it (e.g. \`node\`) as the command`,
+          { command, file: candidate },
+        );
+      }
+      return candidate;
+    }
+  }
+  const looked = explicit ? names.map((n) => win32.resolve(o.cwd, n)) : names;
+  const where = explicit
+    ? `looked for ${looked.join(', ')}`
+    : `looked for ${looked.join(', ')} in the ${dirs.length} directories of PATH; the current directory is not searched`;
+  const hint = explicit ? 'check the path' : `give the full path to the program, e.g. \`C:\\path\\to\\${names.at(-1)}\``;
+  throw new SpawnCommandError('COMMAND_NOT_FOUND', `cannot find \`${command}\` (${where}): ${hint}`, { command, looked });
+}
+
+/** The line cmd.exe runs: the script in quotes, then each argument escaped for two parses. */
+function batchLine(script: string, args: readonly string[], env: NodeJS.ProcessEnv): string {
+  if (/[%"\0-\x1f]/.test(script)) {
+    throw new SpawnCommandError(
+      'COMMAND_NOT_RUNNABLE',
+      `the batch file ${script} cannot be run through cmd.exe: its path holds \`%\`, \`"\` or a control character; move it, or run the program it starts directly`,
+      { file: script },
+    );
+  }
+  const caretNamed = Object.keys(env).find((k) => k.endsWith('^') && env[k] !== undefined);
+  args.forEach((arg, index) => {
+    const bad = /[\0-\x08\x0a-\x1f]/.exec(arg);
+    if (bad !== null) {
+      const char = `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+      throw new SpawnCommandError(
+        'ARGUMENT_NOT_PASSABLE',
+        `argument ${index + 1} holds a control character (${char}), which cannot pass through cmd.exe to the batch file ${script} (a newline ends its command line); pass it another way (a file, an environment variable) or run the program the batch file starts directly`,
+        { index, char },
+      );
+    }
+    if (caretNamed !== undefined && arg.includes('%')) {
+      throw new SpawnCommandError(
+        'ARGUMENT_NOT_PASSABLE',
+        `argument ${index + 1} holds \`%\`, which cannot be kept from expansion by cmd.exe while the environment has a variable named \`${caretNamed}\`; unset it`,
+        { index, variable: caretNamed },
+      );
+    }
+  });
+  return [`"${script}"`, ...args.map((a) => escapeForCmd(escapeForCmd(quoteArgument(a))))].join(' ');
+}
+
+/** One argument as `CommandLineToArgvW` reads it back: always quoted, quotes and their backslashes escaped. */
+function quoteArgument(arg: string): string {
+  let out = '"';
+  let backslashes = 0;
+  for (const ch of arg) {
+    if (ch === '\\') {
+      backslashes++;
+      continue;
+    }
+    out += ch === '"' ? '\\'.repeat(2 * backslashes + 1) + '"' : '\\'.repeat(backslashes) + ch;
+    backslashes = 0;
+  }
+  // The closing quote follows: the backslashes before it are doubled too.
+  return out + '\\'.repeat(2 * backslashes) + '"';
+}
+
+/** One cmd.exe parse's worth of carets: each one is removed, and what follows it is literal. */
+function escapeForCmd(text: string): string {
+  return text.replace(CMD_META, '^$&');
+}
