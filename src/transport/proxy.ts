@@ -24,6 +24,7 @@ import { LongServerLine, PASS_THROUGH_MAX_BYTES } from './long-response.js';
 import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from './response-budget.js';
 import { ServerOutput } from './server-output.js';
+import { isRegularFile, planSpawn } from './spawn-command.js';
 
 export interface ProxyOptions {
   command: string;
@@ -83,7 +84,9 @@ class Proxy {
   start(): void {
     const o = this.o;
     try {
-      this.child = spawn(o.command, o.args, { stdio: ['pipe', 'pipe', 'inherit'], env: o.env ?? process.env });
+      const env = o.env ?? process.env;
+      const plan = planSpawn({ command: o.command, args: o.args, env, platform: process.platform, cwd: process.cwd(), isFile: isRegularFile });
+      this.child = spawn(plan.file, plan.args, { ...plan.options, stdio: ['pipe', 'pipe', 'inherit'], env });
     } catch (e) {
       this.warn(`cannot start \`${this.name}\`: ${(e as Error).message}`);
       this.finish(1);
