@@ -1,0 +1,384 @@
+/**
+ * The streaming member scanner: reads the members of a JSON object from bytes in any chunking,
+ * without holding the input, and asks a {@link MemberPolicy} what to do with each value. It is the
+ * one state machine behind the envelope scan (a JSON-RPC line's top level) and the receipt capture
+ * (`result.structuredContent` of a long response); each keeps only its policy.
+ *
+ * Per member the scanner goes: expect a key → in the key string (escapes and chunk ends anywhere;
+ * at most `maxKeyBytes` raw bytes held) → expect `:` → expect a value → then, by the policy's
+ * answer at the value's first byte, one of: in a scalar (read here, checked against the number and
+ * literal grammar), in a string or container passed over by the engine's skip scanner (strings,
+ * escapes and depth only; SIMD where available), or one level down in an entered object → after
+ * the value (`,` or `}`).
+ *
+ * What is checked: the object's own structure (keys, colons, commas, braces, nothing but white
+ * space after it), its keys (JSON strings, unless longer than `maxKeyBytes`) and its scalars, at
+ * every level read. A string or container passed over is only delimited: its inside is not
+ * checked. A fault does not stop the scan (the policies read past it as they always have, leniently:
+ * a stray byte is passed by, an empty value is an empty scalar); the first one is kept in
+ * {@link MemberScanner.error} with its byte offset. Only a closing bracket that closes nothing stops
+ * it ({@link MemberScanner.broken}).
+ *
+ * Offsets count bytes from the start of the input. Buffers handed to the policy are views of the
+ * chunk being read: valid during the call only.
+ */
+import { newSkipState, scanSkipBest, SKIP_MORE, type SkipState } from '../engine/index.js';
+import { SCALAR_START, scalarComplete, stepScalar } from './json-scalar.js';
+
+/** What the first non-space byte of the input opened (`empty`: none seen yet). */
+export type TopShape = 'empty' | 'object' | 'array' | 'other';
+
+/**
+ * How a member's value is read, answered by {@link MemberPolicy.value} at its first byte:
+ * `pass`, passed over and nothing kept; `hold`, its raw bytes kept up to `maxHeldBytes` and handed
+ * to `valueEnd`; `stream`, its raw bytes handed to `piece` as they arrive; `enter`, an object's
+ * members read in turn one level down (a value that is not an object is passed over instead).
+ */
+export type ValueTake = 'pass' | 'hold' | 'stream' | 'enter';
+
+/** What a scan does with what it reads. Levels count entered objects: the top object is level 0. */
+export interface MemberPolicy {
+  /** The first non-space byte was read; `rest` is the chunk from it on. Past anything but an object, the scan is over. */
+  begin?(shape: Exclude<TopShape, 'empty'>, rest: Buffer): void;
+  /**
+   * A member's key, once its colon is read. `name` is undefined when the key is longer than
+   * `maxKeyBytes` raw bytes (`tooLong`) or not a JSON string.
+   */
+  key(name: string | undefined, tooLong: boolean, level: number): void;
+  /** The member's value starts with byte `first`: how to read it. */
+  value(first: number, level: number): ValueTake;
+  /** Raw bytes of a `stream` value, in order. */
+  piece?(bytes: Buffer): void;
+  /**
+   * The member's value has ended (an entered object: after its members, at its closing brace).
+   * `held`: a `hold` value's raw bytes, undefined past `maxHeldBytes` (and for other takes).
+   */
+  valueEnd(held: Buffer | undefined, level: number): void;
+  /** The top object closed; `rest` is the chunk from its closing brace on. */
+  close?(rest: Buffer): void;
+}
+
+export interface MemberScanOptions {
+  /** Longest raw key, in bytes, read as a name (a longer one is `tooLong`). */
+  maxKeyBytes: number;
+  /** Longest raw `hold` value, in bytes. */
+  maxHeldBytes: number;
+}
+
+/** The first fault in the input: its byte offset and what was wrong. */
+export interface ScanError {
+  at: number;
+  reason: string;
+}
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+const enum At {
+  Start,
+  /** After `{`: a key or `}`. */
+  FirstKey,
+  /** After `,`: a key. */
+  NextKey,
+  InKey,
+  Colon,
+  Value,
+  /** Inside a string or container value: the skip scanner finds its end. */
+  Skipping,
+  /** Inside a number, true, false or null. */
+  InScalar,
+  AfterValue,
+  /** The top object closed: only white space may follow. */
+  Trailing,
+  Done,
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** Bytes that end a scalar (read again after it). */
+function endsScalar(c: number): boolean {
+  return c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c);
+}
+
+/** Feed the input with {@link push} in any chunking, then call {@link end}. */
+export class MemberScanner {
+  private top: TopShape = 'empty';
+  private at = At.Start;
+  private lvl = 0;
+  /** Offset of the current chunk's first byte. */
+  private base = 0;
+  private fault: ScanError | undefined;
+  private stopped = false;
+  private readonly key: Buffer;
+  private keyLength = 0;
+  private keyTooLong = false;
+  private escaped = false;
+  private take: ValueTake = 'pass';
+  private held: Buffer[] | undefined;
+  private heldBytes = 0;
+  private skip: SkipState = newSkipState(false, false);
+  private scalar = SCALAR_START;
+  private readonly spans = { keyStart: 0, keyEnd: 0, valueStart: 0, valueEnd: 0 };
+
+  constructor(
+    private readonly policy: MemberPolicy,
+    private readonly options: MemberScanOptions,
+  ) {
+    this.key = Buffer.allocUnsafe(options.maxKeyBytes);
+  }
+
+  /** What the input's top level is. */
+  get shape(): TopShape {
+    return this.top;
+  }
+
+  /** The scan has nothing more to read: the top object closed, the input is not an object, or it broke. */
+  get done(): boolean {
+    return this.at >= At.Trailing;
+  }
+
+  /** A closing bracket closed nothing: not JSON, and nothing after it was read. */
+  get broken(): boolean {
+    return this.stopped;
+  }
+
+  /** The first fault seen (the scan went on past it unless {@link broken}). */
+  get error(): ScanError | undefined {
+    return this.fault;
+  }
+
+  /**
+   * Byte offsets of the member being read, each valid from the call that reports it: the key from
+   * its opening quote to after its closing one (`key`), the value's first byte (`value`; an entered
+   * object's members overwrite it) and the offset after its last (`valueEnd`).
+   */
+  get span(): Readonly<{ keyStart: number; keyEnd: number; valueStart: number; valueEnd: number }> {
+    return this.spans;
+  }
+
+  push(chunk: Buffer): void {
+    const p = this.policy;
+    const n = chunk.length;
+    let i = 0;
+    while (i < n && this.at < At.Done) {
+      const c = chunk[i]!;
+      switch (this.at) {
+        case At.Start:
+          if (isSpace(c)) break;
+          this.top = c === OPEN_BRACE ? 'object' : c === OPEN_BRACKET ? 'array' : 'other';
+          this.at = c === OPEN_BRACE ? At.FirstKey : At.Done;
+          p.begin?.(this.top, chunk.subarray(i));
+          break;
+        case At.FirstKey:
+        case At.NextKey:
+          if (c === QUOTE) {
+            this.at = At.InKey;
+            this.spans.keyStart = this.base + i;
+            this.keyLength = 0;
+            this.keyTooLong = false;
+          } else if (c === CLOSE_BRACE) {
+            if (this.at === At.NextKey) this.note(i, 'a comma before `}`');
+            this.closeObject(chunk, i);
+          } else if (!isSpace(c)) {
+            this.note(i, 'expected a key');
+          }
+          break;
+        case At.InKey: {
+          // Perf: the key is read in one pass to its closing quote, not a byte per turn.
+          let j = i;
+          let escaped = this.escaped;
+          for (; j < n; j++) {
+            const b = chunk[j]!;
+            if (escaped) escaped = false;
+            else if (b === BACKSLASH) escaped = true;
+            else if (b === QUOTE) break;
+          }
+          this.escaped = escaped;
+          this.holdKey(chunk, i, j);
+          if (j === n) {
+            i = n;
+            continue;
+          }
+          this.spans.keyEnd = this.base + j + 1;
+          this.at = At.Colon;
+          i = j + 1;
+          continue;
+        }
+        case At.Colon:
+          if (c === COLON) {
+            this.at = At.Value;
+            p.key(this.keyName(), this.keyTooLong, this.lvl);
+          } else if (!isSpace(c)) {
+            this.note(i, 'expected `:` after a key');
+          }
+          break;
+        case At.Value: {
+          if (isSpace(c)) break;
+          this.spans.valueStart = this.base + i;
+          let take = p.value(c, this.lvl);
+          if (take === 'enter') {
+            if (c === OPEN_BRACE) {
+              this.lvl++;
+              this.at = At.FirstKey;
+              break;
+            }
+            take = 'pass';
+          }
+          this.take = take;
+          if (take === 'hold') {
+            this.held = [];
+            this.heldBytes = 0;
+          }
+          // A string or container is skipped from its first byte; a scalar is read from it.
+          if (c === QUOTE || c === OPEN_BRACE || c === OPEN_BRACKET) {
+            this.at = At.Skipping;
+            this.skip = newSkipState(false, false);
+          } else {
+            this.at = At.InScalar;
+            this.scalar = SCALAR_START;
+          }
+          continue;
+        }
+        case At.Skipping: {
+          // Perf: the skip scanner tracks only strings, escapes and depth (SIMD where available).
+          const end = scanSkipBest(chunk, i, this.skip);
+          if (end === SKIP_MORE) {
+            this.give(chunk, i, n);
+            i = n;
+            continue;
+          }
+          if (end < 0) {
+            // The skip scanner's answer to a closing bracket that closes nothing: not JSON.
+            this.note(-end - 2, 'a closing bracket that closes nothing');
+            this.stopped = true;
+            this.at = At.Done;
+            continue;
+          }
+          this.give(chunk, i, end);
+          i = end;
+          this.endValue(this.base + end);
+          continue;
+        }
+        case At.InScalar: {
+          let j = i;
+          let s = this.scalar;
+          for (; j < n; j++) {
+            const b = chunk[j]!;
+            if (endsScalar(b)) break;
+            s = stepScalar(s, b);
+          }
+          this.scalar = s;
+          this.give(chunk, i, j);
+          i = j;
+          if (j < n) this.endScalar(this.base + j); // the delimiter is read again after the value
+          continue;
+        }
+        case At.AfterValue:
+          if (c === COMMA) this.at = At.NextKey;
+          else if (c === CLOSE_BRACE) this.closeObject(chunk, i);
+          else if (!isSpace(c)) this.note(i, 'expected `,` or `}` after a value');
+          break;
+        case At.Trailing:
+          if (!isSpace(c)) {
+            this.note(i, 'bytes after the object');
+            this.at = At.Done;
+          }
+          break;
+      }
+      i++;
+    }
+    this.base += n;
+  }
+
+  /** The input is over: a scalar still being read (a number at the very end) ends here. */
+  end(): void {
+    if (this.at === At.InScalar) this.endScalar(this.base);
+    if (this.at >= At.FirstKey && this.at < At.Trailing && this.fault === undefined) {
+      this.fault = { at: this.base, reason: 'the input ended inside the object' };
+    }
+  }
+
+  /** Note the first fault, at byte `i` of the current chunk. */
+  private note(i: number, reason: string): void {
+    this.fault ??= { at: this.base + i, reason };
+  }
+
+  /** A closing brace at byte `i`: the top object is over, or an entered one is its member's value. */
+  private closeObject(chunk: Buffer, i: number): void {
+    if (this.lvl === 0) {
+      this.at = At.Trailing;
+      this.policy.close?.(chunk.subarray(i));
+      return;
+    }
+    this.lvl--;
+    this.take = 'pass';
+    this.endValue(this.base + i + 1);
+  }
+
+  /** Bytes `from`..`to` of the chunk belong to the value being read. */
+  private give(chunk: Buffer, from: number, to: number): void {
+    if (to <= from || this.take === 'pass') return;
+    if (this.take === 'stream') {
+      this.policy.piece?.(chunk.subarray(from, to));
+      return;
+    }
+    if (this.held === undefined) return;
+    this.heldBytes += to - from;
+    if (this.heldBytes > this.options.maxHeldBytes) this.held = undefined;
+    else this.held.push(Buffer.from(chunk.subarray(from, to)));
+  }
+
+  private endScalar(end: number): void {
+    if (!scalarComplete(this.scalar)) {
+      this.fault ??= { at: this.spans.valueStart, reason: this.scalar === SCALAR_START ? 'expected a value' : 'not a JSON number, true, false or null' };
+    }
+    this.endValue(end);
+  }
+
+  /** The value ended before offset `end`. */
+  private endValue(end: number): void {
+    this.spans.valueEnd = end;
+    this.at = At.AfterValue;
+    let held: Buffer | undefined;
+    if (this.take === 'hold' && this.held !== undefined) held = this.held.length === 1 ? this.held[0] : Buffer.concat(this.held);
+    this.held = undefined;
+    this.take = 'pass';
+    this.policy.valueEnd(held, this.lvl);
+  }
+
+  /** Hold raw key bytes `from`..`to`, up to `maxKeyBytes`. */
+  private holdKey(chunk: Buffer, from: number, to: number): void {
+    const room = this.options.maxKeyBytes - this.keyLength;
+    const count = Math.min(room, to - from);
+    if (count > 0) chunk.copy(this.key, this.keyLength, from, from + count);
+    this.keyLength += count;
+    if (to - from > count) this.keyTooLong = true;
+  }
+
+  private keyName(): string | undefined {
+    if (this.keyTooLong) return undefined;
+    const key = this.key;
+    const length = this.keyLength;
+    // Perf: a plain ASCII key (no escape, no control character) is its own name.
+    let plain = true;
+    for (let k = 0; k < length && plain; k++) {
+      const b = key[k]!;
+      plain = b >= 0x20 && b < 0x80 && b !== BACKSLASH;
+    }
+    if (plain) return key.toString('latin1', 0, length);
+    try {
+      return JSON.parse(`"${key.toString('utf8', 0, length)}"`) as string;
+    } catch {
+      this.fault ??= { at: this.spans.keyStart, reason: 'a key that is not a JSON string' };
+      return undefined;
+    }
+  }
+}
