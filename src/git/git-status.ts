@@ -88,7 +88,7 @@ export async function gitStatus(git: GitRunner, cursors: CursorCodec, args: Stat
     const skipper = new AnchorSkip(after);
     const from = after === undefined ? Buffer.alloc(0) : Buffer.from(after.a, 'base64url');
     let last: string | undefined;
-    for await (const path of untrackedPaths(git, from, (w) => (warning ??= w.slice(0, WARNING_CHARS)), args.plainGit === true)) {
+    for await (const path of untrackedPaths(git, from, (w) => (warning ??= w.slice(0, WARNING_CHARS)), args.plainGit === true, args.limit + 1)) {
       if (!skipper.after(path)) continue;
       if (!offer(path, '??', 'untracked')) {
         // Resume after the last untracked path shown, or at the first one when the page ended on tracked changes.

@@ -44,16 +44,20 @@ type Job = { path: string } | { dir: DirHandle; entries: Entry[] };
  * skips exactly). A nested repository is listed as its directory with a trailing `/`, as git does.
  *
  * Perf: collapsed directories that follow one another are listed ahead (at most
- * {@link MAX_QUEUED_DIRS}, until {@link IGNORE_BATCH} entries wait), so one `ls-files` call checks
- * the first level of many small directories instead of one call each.
+ * {@link MAX_QUEUED_DIRS}, until `want` entries wait for the first check, then
+ * {@link IGNORE_BATCH}), so one `ls-files` call checks the first level of many small directories
+ * instead of one call each; `want` is how many paths the caller expects to take (a page and one).
+ * They are opened from one root handle, and a nested repository is told from the listing itself.
  */
-export async function* untrackedPaths(git: GitRunner, from: Buffer, warn: (w: string) => void, plainGit = false): AsyncGenerator<string> {
+export async function* untrackedPaths(git: GitRunner, from: Buffer, warn: (w: string) => void, plainGit = false, want = IGNORE_BATCH): AsyncGenerator<string> {
   const ws = git.ws;
   // Without the gate (a bare root guard) nothing is opened here: git lists everything.
   const collapse = ws instanceof Workspace && !plainGit;
   const args = ['ls-files', '--others', '--exclude-standard', '-z', ...(collapse ? ['--directory'] : [])];
   const queue: Job[] = [];
   let waiting = 0;
+  let threshold = Math.max(1, Math.min(want, IGNORE_BATCH));
+  let root: DirHandle | undefined;
   try {
     for await (const rec of git.records(args, UNTRACKED_TIMEOUT_MS)) {
       if (rec === '') continue;
@@ -65,18 +69,21 @@ export async function* untrackedPaths(git: GitRunner, from: Buffer, warn: (w: st
         continue;
       }
       if (Buffer.compare(key, from) < 0 && !isPrefix(key, from)) continue;
-      const job = await listCollapsed(ws as Workspace, rec, from, warn);
+      root ??= await (ws as Workspace).openRoot();
+      const job = await listCollapsed(root, rec, from, warn);
       if (job === undefined) continue;
       queue.push(job);
       if ('entries' in job) waiting += job.entries.length;
-      if (waiting >= IGNORE_BATCH || queue.length >= MAX_QUEUED_DIRS) {
+      if (waiting >= threshold || queue.length >= MAX_QUEUED_DIRS) {
         yield* drain(git, queue.splice(0), from, warn);
         waiting = 0;
+        threshold = IGNORE_BATCH;
       }
     }
     yield* drain(git, queue.splice(0), from, warn);
   } finally {
     for (const job of queue) if ('dir' in job) await job.dir.close();
+    await root?.close();
   }
 }
 
@@ -86,24 +93,31 @@ function isPrefix(p: Buffer, b: Buffer): boolean {
 }
 
 /**
- * A collapsed directory `rel` (ending in `/`) opened through the gate and its first level listed;
- * a nested repository is the path itself (git lists the directory, never its files); undefined
- * when it cannot be opened (warned).
+ * A collapsed directory `rel` (ending in `/`) opened from the root handle, one component at a time
+ * without following links, and its first level listed; a nested repository is the path itself
+ * (git lists the directory, never its files); undefined when it cannot be opened (warned).
  */
-async function listCollapsed(ws: Workspace, rel: string, from: Buffer, warn: (w: string) => void): Promise<Job | undefined> {
-  let dir: DirHandle;
+async function listCollapsed(root: DirHandle, rel: string, from: Buffer, warn: (w: string) => void): Promise<Job | undefined> {
+  let dir: DirHandle | undefined;
   try {
-    dir = await ws.openDir(rel.slice(0, -1).split('/'));
+    for (const seg of rel.slice(0, -1).split('/')) {
+      const next: DirHandle = await (dir ?? root).openDir(seg);
+      await dir?.close();
+      dir = next;
+    }
   } catch {
+    await dir?.close();
     warn('An untracked directory could not be opened; its files are not listed.');
     return undefined;
   }
+  if (dir === undefined) return undefined;
   try {
-    if (await hasGitDir(dir)) {
+    const level = await listLevel(dir, Buffer.from(rel), from, warn);
+    if (level.nested) {
       await dir.close();
       return { path: rel };
     }
-    return { dir, entries: await listLevel(dir, Buffer.from(rel), from, warn) };
+    return { dir, entries: level.entries };
   } catch (e) {
     await dir.close();
     throw e;
@@ -169,17 +183,26 @@ async function hasGitDir(dir: DirHandle): Promise<boolean> {
   }
 }
 
-/** One directory level, pruned to what can hold the page's paths, in git's order. */
-async function listLevel(dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void): Promise<Entry[]> {
+/**
+ * One directory level, pruned to what can hold the page's paths, in git's order; `nested`: it
+ * holds a `.git` directory (not a link), so it is a nested repository and git lists it whole.
+ */
+async function listLevel(dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void): Promise<{ entries: Entry[]; nested: boolean }> {
   const entries: Entry[] = [];
   let seen = 0;
+  let nested = false;
+  let cut = false;
   for await (const d of await dir.list(256, true)) {
     if (++seen > MAX_LEVEL_ENTRIES) {
-      warn(`An untracked directory holds more than ${MAX_LEVEL_ENTRIES} entries; the rest are not listed.`);
+      cut = true;
       break;
     }
     const raw = d.name as unknown as Buffer;
-    if (raw.toString('latin1') === '.git') continue; // git never lists a `.git` entry
+    if (raw.length === 4 && raw.toString('latin1') === '.git') {
+      // git never lists a `.git` entry; a `.git` directory makes this a nested repository.
+      nested ||= d.isDirectory();
+      continue;
+    }
     const isDir = d.isDirectory();
     if (!isDir && !d.isFile() && !d.isSymbolicLink()) continue; // FIFOs, sockets, devices: git skips them
     if (!Buffer.from(raw.toString('utf8')).equals(raw)) {
@@ -192,12 +215,19 @@ async function listLevel(dir: DirHandle, base: Buffer, from: Buffer, warn: (w: s
     if (Buffer.compare(key, from) < 0 && !(isDir && isPrefix(key, from))) continue;
     entries.push({ key, raw, isDir });
   }
-  return entries.sort((x, y) => Buffer.compare(x.key, y.key));
+  // A level cut short may hold its `.git` further on.
+  if (cut) nested ||= await hasGitDir(dir);
+  if (cut && !nested) warn(`An untracked directory holds more than ${MAX_LEVEL_ENTRIES} entries; the rest are not listed.`);
+  return { entries: nested ? [] : entries.sort((x, y) => Buffer.compare(x.key, y.key)), nested };
 }
 
-/** One level below a kept directory: listed, checked in batches, and entered in git's order. */
+/** One level below a kept directory: listed, checked in batches, and entered in git's order (a nested repository: its own path). */
 async function* level(git: GitRunner, dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void, depth: number): AsyncGenerator<string> {
-  const entries = await listLevel(dir, base, from, warn);
+  const { entries, nested } = await listLevel(dir, base, from, warn);
+  if (nested) {
+    yield base.toString('utf8');
+    return;
+  }
   for (let i = 0; i < entries.length; ) {
     const batch = takeBatch(entries, i);
     i += batch.length;
@@ -226,8 +256,7 @@ async function* enter(git: GitRunner, dir: DirHandle, e: Entry, from: Buffer, wa
     return;
   }
   try {
-    if (await hasGitDir(sub)) yield e.key.toString('utf8');
-    else yield* level(git, sub, e.key, from, warn, depth + 1);
+    yield* level(git, sub, e.key, from, warn, depth + 1);
   } finally {
     await sub.close();
   }

@@ -3,8 +3,8 @@
  * --exclude-standard`, page after page, on the shapes that matter: ignore rules inside wholly
  * untracked directories (files and directories), a nested repository (listed as its directory),
  * symbolic links (listed, never followed), FIFOs (skipped), odd names, and nesting; and on
- * generated trees (many small untracked directories, ignore files at every level, files beside
- * directories, tracked and untracked mixed), with the number of git calls a first page makes.
+ * generated trees (many small untracked directories, ignore files at every level, nested
+ * repositories, files beside directories, tracked and untracked mixed), with the number of git calls a first page makes.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -66,9 +66,9 @@ describe('untracked listing', () => {
 
   it('generated trees: every page walk equals ls-files at page sizes from 1 to 7', async () => {
     const name = fc.constantFrom('a', 'b', 'a-b', 'a.b', 'B', 'z', 'x.log', 'keep.tmp', 'd0', 'é');
-    type Tree = { [k: string]: Tree | 'file' | 'ignore' };
+    type Tree = { [k: string]: Tree | 'file' | 'ignore' | 'repo' };
     const tree: fc.Arbitrary<Tree> = fc.letrec<{ t: Tree }>((tie) => ({
-      t: fc.dictionary(name, fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant('file' as const), fc.constant('ignore' as const), tie('t')), { maxKeys: 5 }),
+      t: fc.dictionary(name, fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constant('file' as const), fc.constant('ignore' as const), fc.constant('repo' as const), tie('t')), { maxKeys: 5 }),
     })).t;
     const r = tempRepo('untracked-gen');
     repos.push(r);
@@ -83,6 +83,12 @@ describe('untracked listing', () => {
             const p = join(dir, k);
             if (v === 'file') writeFileSync(p, '');
             else if (v === 'ignore') writeFileSync(join(dir, '.gitignore'), `*.log\n${k}\n`);
+            else if (v === 'repo') {
+              // A nested repository: git lists its directory, never its files.
+              mkdirSync(p);
+              git(p, ['init', '-q']);
+              writeFileSync(join(p, 'inside'), '');
+            }
             else {
               mkdirSync(p);
               write(p, v);
@@ -92,7 +98,7 @@ describe('untracked listing', () => {
         write(d, t);
         writeFileSync(join(d, 'root.txt'), '');
         git(d, ['add', 'root.txt']);
-        if (trackSome) git(d, ['add', '--', ...Object.keys(t).filter((k) => t[k] === 'file').slice(0, 1)]);
+        if (trackSome) git(d, ['add', '-f', '--', ...Object.keys(t).filter((k) => t[k] === 'file').slice(0, 1)]);
         git(d, ['commit', '-q', '-m', 'base']);
         const want = git(d, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0').filter((x) => x !== '');
         const ws = await Workspace.open(d);
@@ -137,7 +143,7 @@ describe('untracked listing', () => {
       calls++;
       return run(...a);
     }) as typeof run;
-    const p = await gitStatus(scope, cursors, { limit: 100 });
+    const p = await gitStatus(scope, cursors, { limit: 100, cursor: undefined });
     expect(p.entries.filter((e) => e.kind === 'untracked').map((e) => e.path)).toEqual(want);
     // 40 directories checked in one batch (the listing itself and status are other calls).
     expect(calls).toBeLessThanOrEqual(4);
