@@ -12,37 +12,75 @@ export interface PendingRequest {
 
 export type RequestId = string | number;
 
+/** JSON-RPC id equality, as a `Map` compares keys (SameValueZero: `-0` is `0`, `1` is not `"1"`). */
+function sameId(a: RequestId, b: RequestId): boolean {
+  return a === b || (a !== a && b !== b);
+}
+
 export class RequestTable {
   /**
-   * Keyed by the id itself: a `Map` compares keys by SameValueZero, so `1` and `"1"` stay apart
-   * and `-0` is `0`, as JSON-RPC ids are compared. Perf: no key string is built per lookup.
+   * Every request but the newest, oldest first. Keyed by the id itself: a `Map` compares keys by
+   * SameValueZero, so `1` and `"1"` stay apart and `-0` is `0`, as JSON-RPC ids are compared.
+   * Perf: no key string is built per lookup.
    */
   private readonly map = new Map<RequestId, PendingRequest>();
+  /**
+   * The newest request, held apart from the map (its id is never in the map). Perf: a client that
+   * waits for each answer before the next request (the common case) never touches the map.
+   */
+  private newestId: RequestId | undefined;
+  private newest: PendingRequest | undefined;
 
   constructor(private readonly maxEntries = 100_000) {}
 
   get size(): number {
-    return this.map.size;
+    return this.map.size + (this.newest === undefined ? 0 : 1);
   }
 
   remember(id: RequestId, request: PendingRequest): void {
     // A peer that never gets answers must not grow this without bound: drop the oldest.
-    if (this.map.size >= this.maxEntries) {
-      const oldest = this.map.keys().next();
-      if (oldest.done !== true) this.map.delete(oldest.value);
+    if (this.size >= this.maxEntries) this.dropOldest();
+    // Remembered again: the request keeps its place.
+    if (this.newest !== undefined && sameId(this.newestId!, id)) {
+      this.newest = request;
+      return;
     }
-    this.map.set(id, request);
+    if (this.map.size > 0 && this.map.has(id)) {
+      this.map.set(id, request);
+      return;
+    }
+    if (this.newest !== undefined) this.map.set(this.newestId!, this.newest);
+    this.newestId = id === 0 ? 0 : id; // as a Map keeps it: -0 is 0
+    this.newest = request;
+  }
+
+  private dropOldest(): void {
+    const oldest = this.map.keys().next();
+    if (oldest.done !== true) this.map.delete(oldest.value);
+    else this.clear();
   }
 
   /** The request answered by `id`, forgotten as it is returned. */
   take(id: RequestId): PendingRequest | undefined {
+    const n = this.newest;
+    if (n !== undefined && sameId(this.newestId!, id)) {
+      this.newest = undefined;
+      this.newestId = undefined;
+      return n;
+    }
+    if (this.map.size === 0) return undefined;
     const r = this.map.get(id);
     if (r !== undefined) this.map.delete(id);
     return r;
   }
 
   peek(id: RequestId): PendingRequest | undefined {
+    if (this.newest !== undefined && sameId(this.newestId!, id)) return this.newest;
     return this.map.get(id);
+  }
+
+  private has(id: RequestId): boolean {
+    return (this.newest !== undefined && sameId(this.newestId!, id)) || this.map.has(id);
   }
 
   /**
@@ -53,27 +91,31 @@ export class RequestTable {
    * key pending requests by property name). Undefined: the response answers nothing pending.
    */
   match(id: RequestId): RequestId | undefined {
-    if (this.map.has(id)) return id;
+    if (this.has(id)) return id;
     if (typeof id === 'string') {
       const n = Number(id);
-      if (Number.isFinite(n) && this.map.has(n)) return n === 0 ? 0 : n;
+      if (Number.isFinite(n) && this.has(n)) return n === 0 ? 0 : n;
       return undefined;
     }
     const s = String(id);
-    return this.map.has(s) ? s : undefined;
+    return this.has(s) ? s : undefined;
   }
 
   forget(id: RequestId): void {
-    this.map.delete(id);
+    this.take(id);
   }
 
   /** Every remembered id, oldest first (for answering them all when the peer goes away). */
   ids(): RequestId[] {
-    return [...this.map.keys()];
+    const ids = [...this.map.keys()];
+    if (this.newest !== undefined) ids.push(this.newestId!);
+    return ids;
   }
 
   clear(): void {
     this.map.clear();
+    this.newest = undefined;
+    this.newestId = undefined;
   }
 }
 

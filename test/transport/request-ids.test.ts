@@ -78,14 +78,14 @@ describe('RequestTable', () => {
     for (const id of [1, '1', 2, 'b']) t.remember(id, { method: 'tools/call', tool: String(id) });
     expect(t.ids()).toEqual(['1', 2, 'b']);
     expect(t.peek(1)).toBeUndefined();
-    t.remember('b', { method: 'tools/call', tool: 'again' }); // already there: nothing more to drop
+    t.remember('b', { method: 'tools/call', tool: 'again' }); // at the bound the oldest goes, even for an id already there
     expect(t.ids()).toEqual([2, 'b']);
   });
 
   it('request-ids: agrees with a table keyed by type-tagged strings (generated operations)', () => {
-    type Op = { op: 'remember' | 'take' | 'forget' | 'match'; id: string | number };
+    type Op = { op: 'remember' | 'take' | 'forget' | 'match' | 'peek' | 'clear'; id: string | number };
     const id = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(-0, 1.5, 1e21), fc.constantFrom('0', '1', '-1', ' 1', '', 'a', '1.5', '1e21'));
-    const op = fc.record({ op: fc.constantFrom('remember', 'take', 'forget', 'match'), id }) as fc.Arbitrary<Op>;
+    const op = fc.record({ op: fc.constantFrom('remember', 'remember', 'take', 'forget', 'match', 'peek', 'clear'), id }) as fc.Arbitrary<Op>;
     const keyOf = (i: string | number): string => (typeof i === 'number' ? 'n:' : 's:') + String(i);
     const idOf = (k: string): string | number => (k.startsWith('n:') ? Number(k.slice(2)) : k.slice(2));
     fc.assert(
@@ -101,6 +101,11 @@ describe('RequestTable', () => {
             const want = ref.get(keyOf(i));
             ref.delete(keyOf(i));
             expect(t.take(i)?.method).toBe(want);
+          } else if (op === 'peek') {
+            expect(t.peek(i)?.method).toBe(ref.get(keyOf(i)));
+          } else if (op === 'clear') {
+            ref.clear();
+            t.clear();
           } else if (op === 'forget') {
             ref.delete(keyOf(i));
             t.forget(i);
