@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { renderReadme } from '../scripts/docs-tables.js';
@@ -14,4 +15,15 @@ it('docs: the README shows the test command that .ci/run runs', () => {
   expect(ci).toMatch(/^npm ci$/m);
   expect(ci).toMatch(/^npm test$/m);
   expect(readme).toContain('npm test');
+});
+
+it('docs: ARCHITECTURE.md maps every source file, and names no file that is gone', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const map = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+  const sources = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts') || f.endsWith('.c'))
+    .map((f) => `src/${f.split(sep).join('/')}`);
+  expect(sources.filter((f) => !map.includes(`\`${f}\``))).toEqual([]);
+  const named = [...map.matchAll(/`(src\/[^`\s]+\.(?:ts|c))`/g)].map((m) => m[1]!);
+  expect(named.filter((f) => !existsSync(join(root, f)))).toEqual([]);
 });
