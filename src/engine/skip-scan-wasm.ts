@@ -68,9 +68,12 @@ function views(k: Kernel): void {
   k.state = new Int32Array(buffer, k.exports.state_ptr(), 6);
 }
 
+/** The kernel reads up to this many bytes past a window (and ignores them). */
+const READ_PAST = 64;
+
 /** Make room for a window of `len` bytes (memory only grows, and is reused). */
 function reserve(k: Kernel, len: number): void {
-  const need = k.data + len;
+  const need = k.data + len + READ_PAST;
   const have = k.exports.memory.buffer.byteLength;
   if (need <= have) return;
   k.exports.memory.grow(Math.ceil((need - have) / PAGE));
