@@ -3,10 +3,14 @@
  * streams: the top-level members of `result.structuredContent` that `receiptOf` may keep (small
  * strings, numbers, booleans, null), read from the ORIGINAL bytes. The bounded result cannot serve:
  * the byte budget decides in document order, so an id written after a large log is already gone
- * from it. Memory stays flat: only the path envelope → `result` → `structuredContent` → its direct
- * members is followed, every other value is passed over by the engine's skip scanner, and at most
- * {@link MAX_HELD} scalars of at most 1.2 KiB each and {@link MAX_PLACES} other keys are held. The
- * capture runs only while a typed mutation is pending; other long lines never construct it.
+ * from it. Memory stays flat whatever the line holds: only the path envelope → `result` →
+ * `structuredContent` → its direct members is followed, every other value is passed over by the
+ * engine's skip scanner, and at most {@link MAX_MEMBERS} members are held, each a key of at most
+ * `MAX_RECEIPT_KEY` characters and a scalar of at most `MAX_RECEIPT_STRING` characters (or none).
+ * Every key longer than `MAX_RECEIPT_KEY` is one member, {@link LONG_KEY}, placed once: `receiptOf`
+ * stops at the first such key, so which one it was never matters, and a new key placed after it is
+ * never read (an index-like key excepted: those come first). The capture runs only while a typed
+ * mutation is pending; other long lines never construct it.
  *
  * Members are read as `JSON.parse` would read the line: the last `result` and the last
  * `structuredContent` in it win, and a repeated member keeps its first position with its last
@@ -25,13 +29,15 @@ export const MAX_HELD = 4 * MAX_RECEIPT_FIELDS;
  * place, as in `JSON.parse`. Past this many, such a repeat is placed last instead.
  */
 export const MAX_PLACES = 256;
+/** Members held at most: scalars, places, and the one {@link LONG_KEY}. */
+export const MAX_MEMBERS = MAX_HELD + MAX_PLACES + 1;
 /** Raw bytes of a key or scalar held: past these, its text is longer than `receiptOf` keeps (a `\uXXXX` escape is 6 bytes per character). */
 const MAX_KEY_RAW = 6 * MAX_RECEIPT_KEY;
 const MAX_VALUE_RAW = 6 * MAX_RECEIPT_STRING + 2;
 /** A member `receiptOf` never keeps: a container, a long string or number. */
 const NOT_SCALAR: Readonly<Record<string, never>> = Object.freeze({});
-/** Stands for a key too long to hold: `receiptOf` stops at any key over its limit. */
-const LONG_KEY = '\u0000'.repeat(MAX_RECEIPT_KEY + 1);
+/** Stands for every key longer than `MAX_RECEIPT_KEY`: `receiptOf` stops at any key over its limit. */
+export const LONG_KEY = '\u0000'.repeat(MAX_RECEIPT_KEY + 1);
 
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
@@ -52,6 +58,8 @@ export class ReceiptCapture {
   private members: Map<string, Scalar | typeof NOT_SCALAR> | null = null;
   private scalars = 0;
   private places = 0;
+  /** {@link LONG_KEY} is placed in the structure in force. */
+  private longPlaced = false;
 
   constructor() {
     this.scan = new MemberScanner(this.policy, { maxKeyBytes: MAX_KEY_RAW, maxHeldBytes: MAX_VALUE_RAW });
@@ -70,6 +78,13 @@ export class ReceiptCapture {
     // A stray closing bracket: not JSON; the line is refused, nothing is captured.
     if (this.scan.broken || !this.scan.done) return undefined;
     return this.members === null ? null : Object.fromEntries(this.members);
+  }
+
+  /** What the capture holds now: members, and the characters of their keys and string values (for tests). */
+  held(): { members: number; chars: number } {
+    let chars = 0;
+    for (const [k, v] of this.members ?? []) chars += k.length + (typeof v === 'string' ? v.length : 0);
+    return { members: this.members?.size ?? 0, chars };
   }
 
   private readonly policy: MemberPolicy = {
@@ -94,6 +109,7 @@ export class ReceiptCapture {
         this.members = new Map();
         this.scalars = 0;
         this.places = 0;
+        this.longPlaced = false;
       }
       return 'enter';
     }
@@ -106,17 +122,30 @@ export class ReceiptCapture {
   private member(name: string | undefined, value: Scalar | typeof NOT_SCALAR): void {
     const members = this.members;
     if (name === undefined || members === null) return;
-    if (members.has(name)) {
+    if (name.length > MAX_RECEIPT_KEY) {
+      // `receiptOf` stops at the first key over the limit, whatever its value: one stands for all.
+      if (!this.longPlaced) members.set(LONG_KEY, NOT_SCALAR);
+      this.longPlaced = true;
+    } else if (members.has(name)) {
       members.set(name, value);
+    } else if (this.longPlaced && !isIndexKey(name)) {
+      return; // a new key placed after LONG_KEY is never read by `receiptOf`
     } else if (value !== NOT_SCALAR) {
       if (this.scalars < MAX_HELD) members.set(name, value);
       this.scalars++;
-    } else if (this.places < MAX_PLACES || name.length > MAX_RECEIPT_KEY) {
-      // A key over the limit is always placed: `receiptOf` stops there.
+    } else if (this.places < MAX_PLACES) {
       members.set(name, value);
       this.places++;
     }
   }
+}
+
+/** A key `JSON.parse` orders first: an array index (a canonical integer below 2^32 - 1). */
+function isIndexKey(name: string): boolean {
+  const c = name.charCodeAt(0);
+  if (!(c >= 0x30 && c <= 0x39) || name.length > 10) return false;
+  const n = Number(name);
+  return Number.isInteger(n) && n < 0xffffffff && String(n) === name;
 }
 
 /** A held value as `receiptOf` would judge it. */

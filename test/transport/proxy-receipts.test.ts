@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_KEY } from '../../src/engine/index.js';
-import { ReceiptCapture } from '../../src/transport/receipt-capture.js';
-import { receiptOf } from '../../src/transport/typed-results.js';
+import { MAX_MEMBERS, ReceiptCapture } from '../../src/transport/receipt-capture.js';
+import { MAX_RECEIPT_KEY, MAX_RECEIPT_STRING, receiptOf } from '../../src/transport/typed-results.js';
 import { StdioPeer } from '../helpers/stdio-peer.js';
 
 const RECEIPTS = fileURLToPath(new URL('../fixtures/receipt-upstream.mjs', import.meta.url));
@@ -60,12 +60,25 @@ function value(rnd: () => number): string {
 
 const ws = (rnd: () => number): string => (rnd() < 0.2 ? ' \n\t'.slice(0, 1 + Math.floor(rnd() * 3)) : '');
 
+/**
+ * A key over `MAX_RECEIPT_KEY`, distinct for each `i`: mostly 65 to 96 characters, sometimes up to
+ * 500 (over the raw bytes a key is read from).
+ */
+const longKey = (i: number, rnd: () => number): string => `L${i}-`.padEnd(65 + Math.floor(rnd() * (rnd() < 0.05 ? 436 : 32)), 'L');
+
 function structureText(rnd: () => number): string {
   if (rnd() < 0.05) return value(rnd);
-  const n = Math.floor(rnd() * 24);
+  // Sometimes hundreds of members, most of them distinct long keys (more than the places held).
+  const many = rnd() < 0.2;
+  const n = Math.floor(rnd() * (many ? 400 : 24));
   const members: string[] = [];
   for (let i = 0; i < n; i++) {
-    const key = rnd() < 0.5 ? KEYS[Math.floor(rnd() * KEYS.length)]! : `k${Math.floor(rnd() * 30)}`;
+    const r = rnd();
+    const key =
+      many && r < 0.7 ? longKey(i, rnd)
+      : many && r < 0.75 ? String(Math.floor(rnd() * 20))
+      : rnd() < 0.5 ? KEYS[Math.floor(rnd() * KEYS.length)]!
+      : `k${Math.floor(rnd() * 30)}`;
     members.push(`${ws(rnd)}${jsonString(key, rnd)}${ws(rnd)}:${ws(rnd)}${value(rnd)}${ws(rnd)}`);
   }
   return `{${members.join(',')}}`;
@@ -105,6 +118,37 @@ describe('ReceiptCapture', () => {
       expect(Object.entries(receiptOf(got)), `seed ${seed}: ${text.slice(0, 300)}`).toEqual(want);
     }
   });
+
+  it('holds a bounded state whatever the keys: a million distinct long keys in chunks', () => {
+    const capture = new ReceiptCapture();
+    capture.push(Buffer.from('{"jsonrpc":"2.0","result":{"content":[],"structuredContent":{"id":"op-1",'));
+    const rnd = prng(7);
+    let most = 0;
+    const keys = 1_000_000;
+    for (let i = 0; i < keys; i += 10_000) {
+      let text = '';
+      for (let j = i; j < i + 10_000; j++) {
+        // Plain or escaped, within and over the raw bytes a key is read from, with containers and
+        // scalars as values; short and index keys between them.
+        const key = j % 16 === 0 ? jsonString(longKey(j, rnd), rnd) : `"${longKey(j, rnd)}"`;
+        text += `${key}:${j % 3 === 0 ? '[]' : j % 3 === 1 ? `"v${j}"` : String(j)},`;
+        if (j % 1000 === 0) text += `"s${j}":${j},"${j}":{},`;
+      }
+      const bytes = Buffer.from(text);
+      // Odd chunk sizes: keys and values cut anywhere.
+      for (let at = 0; at < bytes.length; at += 65_521) capture.push(bytes.subarray(at, at + 65_521));
+      const held = capture.held();
+      most = Math.max(most, held.members);
+      expect(held.members).toBeLessThanOrEqual(MAX_MEMBERS);
+      expect(held.chars).toBeLessThanOrEqual(MAX_MEMBERS * (MAX_RECEIPT_KEY + MAX_RECEIPT_STRING));
+    }
+    capture.push(Buffer.from('"n":3}},"id":1}'));
+    // `id` first, LONG_KEY in place of a million keys, then index keys (JSON.parse orders them first).
+    expect(most).toBeLessThan(MAX_MEMBERS);
+    const got = capture.structure() as Record<string, unknown>;
+    expect(Object.keys(got).length).toBeLessThan(MAX_MEMBERS);
+    expect(receiptOf(got)).toEqual({ id: 'op-1' });
+  }, 60_000);
 
   it('holds only the receipt candidates: a 20 MB member is passed over, not held', () => {
     const capture = new ReceiptCapture();
