@@ -11,7 +11,6 @@
  * (config-policy.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
 import { WorkspaceError } from '../fs/errors.js';
 import { configOverrides, parseConfigList } from './config-policy.js';
 import { hardenedEnv, resolveGit, type ConfigOverride, type RepoPaths } from './git-env.js';
@@ -158,10 +157,16 @@ export class GitRunner {
   }
 
   /**
-   * Stream NUL-separated records; the generator's consumer may stop early (`break`), which ends
-   * git at once. Records are never all held. `input` is written to git's stdin, then closed.
+   * Stream NUL-separated records as text; the generator's consumer may stop early (`break`), which
+   * ends git at once. Records are never all held. `input` is written to git's stdin, then closed.
    */
   async *records(args: string[], timeoutMs = GIT_TIMEOUT_MS, input?: string | Buffer): AsyncGenerator<string> {
+    // A NUL never falls inside a UTF-8 sequence, so each record decodes on its own.
+    for await (const rec of this.rawRecords(args, timeoutMs, input)) yield rec.toString('utf8');
+  }
+
+  /** {@link records} as raw bytes: for names that must be opened or compared exactly (they may not be UTF-8). */
+  async *rawRecords(args: string[], timeoutMs = GIT_TIMEOUT_MS, input?: string | Buffer): AsyncGenerator<Buffer> {
     const p = await this.prepare();
     await this.ws.checkRoot();
     const child = spawn(p.git, args, { cwd: p.repo.workTree, env: p.env, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
@@ -176,22 +181,20 @@ export class GitRunner {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     child.on('error', () => undefined);
-    let pending = '';
+    let carried: Buffer[] = [];
     let finished = false;
-    // A character split across two reads must not be decoded in halves.
-    const decoder = new StringDecoder('utf8');
     try {
-      for await (const chunk of child.stdout!) {
-        pending += decoder.write(chunk as Buffer);
-        let at: number;
-        while ((at = pending.indexOf('\0')) !== -1) {
-          const rec = pending.slice(0, at);
-          pending = pending.slice(at + 1);
-          yield rec;
+      for await (const chunk of child.stdout! as AsyncIterable<Buffer>) {
+        let start = 0;
+        for (let at = chunk.indexOf(0); at !== -1; at = chunk.indexOf(0, start)) {
+          const piece = chunk.subarray(start, at);
+          yield carried.length === 0 ? piece : Buffer.concat([...carried, piece]);
+          carried = [];
+          start = at + 1;
         }
+        if (start < chunk.length) carried.push(chunk.subarray(start));
       }
-      pending += decoder.end();
-      if (pending.length > 0) yield pending;
+      if (carried.length > 0) yield Buffer.concat(carried);
       finished = true;
       const code = await exited;
       if (code !== 0) throw this.gitError(args, { code, stdout: Buffer.alloc(0), stderr, truncated: false, timedOut: false });

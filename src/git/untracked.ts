@@ -7,15 +7,20 @@
  * same `ls-files` call limited to exactly those paths, so git reads that one level), entering
  * only the directories where the page's paths can be.
  *
+ * Bounds (a hostile workspace decides the tree): one call holds at most
+ * {@link MAX_HELD_NAME_BYTES} of names (levels keep names, not paths, so depth costs nothing) and
+ * {@link MAX_LEVEL_ENTRIES} entries per level, and ends within {@link UNTRACKED_TIMEOUT_MS}.
+ *
  * Perf: `ls-files --others` (git 2.39) walks and sorts every untracked file before its first line;
  * this reads the tracked directories, one entry per untracked directory, and the levels the page
  * touches. Not flat when a huge number of untracked files sit directly in tracked directories
  * (git lists those itself).
  */
 import { Workspace, type DirHandle } from '../fs/confine.js';
+import { WorkspaceError } from '../fs/errors.js';
 import type { GitRunner } from './run-git.js';
 
-/** Untracked listings are capped in time. */
+/** One untracked listing (git's calls and the walk together) ends within this long. */
 export const UNTRACKED_TIMEOUT_MS = 5000;
 /** Entries checked against the ignore rules per git call. */
 const IGNORE_BATCH = 256;
@@ -23,21 +28,50 @@ const IGNORE_BATCH = 256;
 const MAX_BATCH_BYTES = 128 * 1024;
 /** Entries of one directory level listed at most (a level is sorted whole to keep git's order). */
 export const MAX_LEVEL_ENTRIES = 200_000;
+/** Bytes of entry names one listing holds at once, over every open level (each name counts 64 bytes more). */
+export const MAX_HELD_NAME_BYTES = 16 * 1024 * 1024;
+/** Wholly untracked directories listed ahead, so that one git call checks several of them. */
+const MAX_QUEUED_DIRS = 64;
+/** Entries of a `.git` directory read to tell a repository from a stray directory of that name. */
+const MAX_GIT_DIR_ENTRIES = 4096;
 
+const NOT_UTF8 = 'An untracked name that is not UTF-8 is not listed.';
+const SLASH = Buffer.from('/');
+
+/** One entry of a level: its name (a directory's ends with `/`), sorted by these bytes. */
 interface Entry {
-  /** Path relative to the root, raw bytes (a directory ends with `/`). */
-  key: Buffer;
-  raw: Buffer;
+  name: Buffer;
   isDir: boolean;
 }
 
-const SLASH = Buffer.from('/');
+/** One listed directory level: its path from the root (ends with `/`), its open handle, its entries. */
+interface Level {
+  base: Buffer;
+  dir: DirHandle;
+  entries: Entry[];
+  /** Bytes this level counts against {@link MAX_HELD_NAME_BYTES}. */
+  held: number;
+}
 
-/** Wholly untracked directories listed ahead, so that one git call checks several of them. */
-const MAX_QUEUED_DIRS = 64;
+/** What one listing shares: git, the page's first path, warnings, the deadline and the names held. */
+interface Walk {
+  git: GitRunner;
+  from: Buffer;
+  warn: (w: string) => void;
+  deadline: number;
+  timeoutMs: number;
+  held: number;
+  maxHeld: number;
+}
+
+/** The bounds of one listing (defaults: {@link UNTRACKED_TIMEOUT_MS}, {@link MAX_HELD_NAME_BYTES}). */
+export interface UntrackedBounds {
+  timeoutMs?: number;
+  maxHeldNameBytes?: number;
+}
 
 /** One record of the top listing: a path git listed, or a collapsed directory listed through the gate. */
-type Job = { path: string } | { dir: DirHandle; entries: Entry[] };
+type Job = { path: string } | Level;
 
 /**
  * Untracked paths from the first one at or after `from` (raw bytes; a coarse bound, the caller
@@ -49,20 +83,37 @@ type Job = { path: string } | { dir: DirHandle; entries: Entry[] };
  * instead of one call each; `want` is how many paths the caller expects to take (a page and one).
  * They are opened from one root handle, and a nested repository is told from the listing itself.
  */
-export async function* untrackedPaths(git: GitRunner, from: Buffer, warn: (w: string) => void, plainGit = false, want = IGNORE_BATCH): AsyncGenerator<string> {
+export async function* untrackedPaths(
+  git: GitRunner,
+  from: Buffer,
+  warn: (w: string) => void,
+  plainGit = false,
+  want = IGNORE_BATCH,
+  bounds: UntrackedBounds = {},
+): AsyncGenerator<string> {
   const ws = git.ws;
   // Without the gate (a bare root guard) nothing is opened here: git lists everything.
   const collapse = ws instanceof Workspace && !plainGit;
   const args = ['ls-files', '--others', '--exclude-standard', '-z', ...(collapse ? ['--directory'] : [])];
+  const timeoutMs = bounds.timeoutMs ?? UNTRACKED_TIMEOUT_MS;
+  const walk: Walk = { git, from, warn, deadline: Date.now() + timeoutMs, timeoutMs, held: 0, maxHeld: bounds.maxHeldNameBytes ?? MAX_HELD_NAME_BYTES };
   const queue: Job[] = [];
   let waiting = 0;
   let threshold = Math.max(1, Math.min(want, IGNORE_BATCH));
   let root: DirHandle | undefined;
   try {
-    for await (const rec of git.records(args, UNTRACKED_TIMEOUT_MS)) {
-      if (rec === '') continue;
-      const key = Buffer.from(rec);
-      if (!collapse || !rec.endsWith('/')) {
+    for await (const key of git.rawRecords(args, timeoutMs)) {
+      if (key.length === 0) continue;
+      const rec = key.toString('utf8');
+      const isCollapsed = collapse && rec.endsWith('/');
+      if (isCollapsed && !Buffer.from(rec).equals(key)) {
+        // Opened by its text form, such a name would open another directory (or none).
+        warn(NOT_UTF8);
+        continue;
+      }
+      // A file git lists is shown as text, as tracked changes are (a name that is not UTF-8 shows
+      // replacement characters).
+      if (!isCollapsed) {
         if (Buffer.compare(key, from) < 0 && !isPrefix(from, key)) continue;
         if (queue.length === 0) yield rec;
         else queue.push({ path: rec });
@@ -70,19 +121,22 @@ export async function* untrackedPaths(git: GitRunner, from: Buffer, warn: (w: st
       }
       if (Buffer.compare(key, from) < 0 && !isPrefix(key, from)) continue;
       root ??= await (ws as Workspace).openRoot();
-      const job = await listCollapsed(root, rec, from, warn);
+      const job = await listCollapsed(walk, root, key);
       if (job === undefined) continue;
       queue.push(job);
       if ('entries' in job) waiting += job.entries.length;
       if (waiting >= threshold || queue.length >= MAX_QUEUED_DIRS) {
-        yield* drain(git, queue.splice(0), from, warn);
+        yield* drain(walk, queue.splice(0));
         waiting = 0;
         threshold = IGNORE_BATCH;
       }
     }
-    yield* drain(git, queue.splice(0), from, warn);
+    yield* drain(walk, queue.splice(0));
+  } catch (e) {
+    checkDeadline(walk); // git cut by the deadline says so
+    throw e;
   } finally {
-    for (const job of queue) if ('dir' in job) await job.dir.close();
+    for (const job of queue) if ('dir' in job) await release(walk, job);
     await root?.close();
   }
 }
@@ -93,35 +147,68 @@ function isPrefix(p: Buffer, b: Buffer): boolean {
 }
 
 /**
- * A collapsed directory `rel` (ending in `/`) opened from the root handle, one component at a time
+ * The path `base` + `raw` (+ `/` for a directory) sorts wholly before `from`: before it, and (for
+ * a directory) not a prefix of it. Compared without building the path.
+ */
+function beforeFrom(base: Buffer, raw: Buffer, isDir: boolean, from: Buffer): boolean {
+  const n = base.length + raw.length + (isDir ? 1 : 0);
+  const m = Math.min(n, from.length);
+  for (let i = 0; i < m; i++) {
+    const b = i < base.length ? base[i]! : i - base.length < raw.length ? raw[i - base.length]! : 0x2f;
+    if (b !== from[i]) return b < from[i]!;
+  }
+  // Equal over the shorter: a shorter path sorts first; a directory that is a prefix of `from` holds it.
+  if (n < from.length) return !isDir;
+  return false;
+}
+
+/** The listing's deadline, checked between entries and levels. */
+function checkDeadline(walk: Walk): void {
+  if (Date.now() > walk.deadline) {
+    throw new WorkspaceError(
+      'IO_ERROR',
+      `Listing untracked files took longer than ${walk.timeoutMs} ms (a very large or deep untracked tree); ignore it in .gitignore, or list it with workspace_list_dir`,
+    );
+  }
+}
+
+/**
+ * A collapsed directory `key` (ending in `/`) opened from the root handle, one component at a time
  * without following links, and its first level listed; a nested repository is the path itself
  * (git lists the directory, never its files); undefined when it cannot be opened (warned).
  */
-async function listCollapsed(root: DirHandle, rel: string, from: Buffer, warn: (w: string) => void): Promise<Job | undefined> {
+async function listCollapsed(walk: Walk, root: DirHandle, key: Buffer): Promise<Job | undefined> {
   let dir: DirHandle | undefined;
   try {
-    for (const seg of rel.slice(0, -1).split('/')) {
+    for (const seg of key.toString('utf8').slice(0, -1).split('/')) {
       const next: DirHandle = await (dir ?? root).openDir(seg);
       await dir?.close();
       dir = next;
     }
   } catch {
     await dir?.close();
-    warn('An untracked directory could not be opened; its files are not listed.');
+    walk.warn('An untracked directory could not be opened; its files are not listed.');
     return undefined;
   }
   if (dir === undefined) return undefined;
-  try {
-    const level = await listLevel(dir, Buffer.from(rel), from, warn);
-    if (level.nested) {
-      await dir.close();
-      return { path: rel };
-    }
-    return { dir, entries: level.entries };
-  } catch (e) {
+  const level = await listLevel(walk, dir, key);
+  if (level === undefined) {
     await dir.close();
-    throw e;
+    return { path: key.toString('utf8') };
   }
+  return level;
+}
+
+/** Close a level's handle and give back the bytes its names held. */
+async function release(walk: Walk, level: Level): Promise<void> {
+  walk.held -= level.held;
+  level.held = 0;
+  await level.dir.close();
+}
+
+/** An entry's path from the root: its level's base and its name (built only when needed). */
+function pathOf(level: Level, e: Entry): Buffer {
+  return Buffer.concat([level.base, e.name]);
 }
 
 /**
@@ -129,26 +216,25 @@ async function listCollapsed(root: DirHandle, rel: string, from: Buffer, warn: (
  * in batches that may span directories, then yielded in git's order, entering kept directories.
  * Every directory handle is closed, also when the consumer stops early.
  */
-async function* drain(git: GitRunner, jobs: Job[], from: Buffer, warn: (w: string) => void): AsyncGenerator<string> {
+async function* drain(walk: Walk, jobs: Job[]): AsyncGenerator<string> {
   try {
-    // The directories' entries in output order, with the job each belongs to.
+    // The directories' entries in output order, with the level each belongs to.
     const items: { job: number; entry: Entry }[] = [];
     jobs.forEach((job, j) => {
       if ('entries' in job) for (const entry of job.entries) items.push({ job: j, entry });
     });
-    const entries = items.map((x) => x.entry);
+    const pairs = items.map((x) => [jobs[x.job] as Level, x.entry] as const);
     let next = 0; // the next job not yet yielded from
     for (let i = 0; i < items.length || next < jobs.length; ) {
-      const batch = takeBatch(entries, i);
-      const kept = batch.length === 0 ? new Set<string>() : await untrackedOf(git, batch);
-      const end = i + batch.length;
-      for (; i < end; i++) {
+      const paths = takeBatch(pairs, i);
+      const kept = paths.length === 0 ? new Set<string>() : await untrackedOf(walk, paths);
+      for (let j = 0; j < paths.length; j++, i++) {
         const { job, entry } = items[i]!;
         for (; next < job; next++) {
           const before = jobs[next]!;
           if ('path' in before) yield before.path;
         }
-        if (kept.has(entry.key.toString('latin1'))) yield* enter(git, (jobs[job] as { dir: DirHandle }).dir, entry, from, warn, 0);
+        if (kept.has(paths[j]!.toString('latin1'))) yield* enter(walk, jobs[job] as Level, entry, 0);
       }
       if (i >= items.length) {
         // Paths after the last directory's entries.
@@ -159,117 +245,171 @@ async function* drain(git: GitRunner, jobs: Job[], from: Buffer, warn: (w: strin
       }
     }
   } finally {
-    for (const job of jobs) if ('dir' in job) await job.dir.close();
+    for (const job of jobs) if ('dir' in job) await release(walk, job);
   }
 }
 
-/** Entries from `start`, bounded in count and bytes (they are git's command line). */
-function takeBatch(entries: readonly Entry[], start: number): Entry[] {
-  const batch: Entry[] = [];
+/** Paths of the entries from `start`, bounded in count and bytes (they are git's command line). */
+function takeBatch(entries: readonly (readonly [Level, Entry])[], start: number): Buffer[] {
+  const batch: Buffer[] = [];
   for (let i = start, bytes = 0; i < entries.length && batch.length < IGNORE_BATCH && bytes < MAX_BATCH_BYTES; i++) {
-    batch.push(entries[i]!);
-    bytes += entries[i]!.key.length + 1;
+    const path = pathOf(entries[i]![0], entries[i]![1]);
+    batch.push(path);
+    bytes += path.length + 1;
   }
   return batch;
 }
 
-async function hasGitDir(dir: DirHandle): Promise<boolean> {
+/**
+ * Whether a `.git` entry makes its directory a nested repository, as git decides it: a directory
+ * holding `HEAD`, `objects` and `refs`; a file (a gitfile) or a link is taken to be one, since
+ * following it is not ours to do (so its directory is listed as `dir/`, never dropped).
+ */
+async function isRepository(dir: DirHandle, isDir: boolean): Promise<boolean> {
+  if (!isDir) return true;
+  let gitDir: DirHandle;
   try {
-    const d = await dir.openDir('.git');
-    await d.close();
-    return true;
+    gitDir = await dir.openDir('.git');
   } catch {
     return false;
+  }
+  try {
+    const found = new Set<string>();
+    let seen = 0;
+    for await (const d of await gitDir.list(64)) {
+      if (++seen > MAX_GIT_DIR_ENTRIES) break;
+      if (d.name === 'HEAD' || d.name === 'objects' || d.name === 'refs') found.add(d.name);
+    }
+    return found.size === 3;
+  } catch {
+    return false;
+  } finally {
+    await gitDir.close();
   }
 }
 
 /**
- * One directory level, pruned to what can hold the page's paths, in git's order; `nested`: it
- * holds a `.git` directory (not a link), so it is a nested repository and git lists it whole.
+ * One directory level (`base` ends with `/`), pruned to what can hold the page's paths, in git's
+ * order; undefined when it is a nested repository (git lists it whole). Names only are held, and
+ * counted against the listing's byte budget; a level over it, or over
+ * {@link MAX_LEVEL_ENTRIES}, is listed in part, with a warning.
  */
-async function listLevel(dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void): Promise<{ entries: Entry[]; nested: boolean }> {
+async function listLevel(walk: Walk, dir: DirHandle, base: Buffer): Promise<Level | undefined> {
   const entries: Entry[] = [];
   let seen = 0;
-  let nested = false;
-  let cut = false;
-  for await (const d of await dir.list(256, true)) {
-    if (++seen > MAX_LEVEL_ENTRIES) {
-      cut = true;
-      break;
+  let held = 0;
+  /** A `.git` entry was seen: whether it is a directory (a file or link: false). */
+  let gitEntryIsDir: boolean | undefined;
+  let cut: string | undefined;
+  try {
+    for await (const d of await dir.list(256, true)) {
+      if ((++seen & 1023) === 0) checkDeadline(walk);
+      if (seen > MAX_LEVEL_ENTRIES) {
+        cut = `An untracked directory holds more than ${MAX_LEVEL_ENTRIES} entries; the rest are not listed.`;
+        break;
+      }
+      const raw = d.name as unknown as Buffer;
+      if (raw.length === 4 && raw.toString('latin1') === '.git') {
+        // git never lists a `.git` entry; it may make this a nested repository.
+        if (d.isDirectory() || d.isFile() || d.isSymbolicLink()) gitEntryIsDir = d.isDirectory();
+        continue;
+      }
+      const isDir = d.isDirectory();
+      if (!isDir && !d.isFile() && !d.isSymbolicLink()) continue; // FIFOs, sockets, devices: git skips them
+      if (!Buffer.from(raw.toString('utf8')).equals(raw)) {
+        // git is given paths as command-line strings, which cannot carry such bytes.
+        walk.warn(NOT_UTF8);
+        continue;
+      }
+      // Prune what sorts wholly before the page's first path (compared in place: a deep base is
+      // long, and a level may hold many entries).
+      if (walk.from.length > 0 && beforeFrom(base, raw, isDir, walk.from)) continue;
+      const name = isDir ? Buffer.concat([raw, SLASH]) : Buffer.from(raw);
+      const cost = name.length + 64;
+      if (walk.held + held + cost > walk.maxHeld) {
+        cut = 'An untracked directory holds more names than one listing may hold; the rest are not listed.';
+        break;
+      }
+      held += cost;
+      entries.push({ name, isDir });
     }
-    const raw = d.name as unknown as Buffer;
-    if (raw.length === 4 && raw.toString('latin1') === '.git') {
-      // git never lists a `.git` entry; a `.git` directory makes this a nested repository.
-      nested ||= d.isDirectory();
-      continue;
-    }
-    const isDir = d.isDirectory();
-    if (!isDir && !d.isFile() && !d.isSymbolicLink()) continue; // FIFOs, sockets, devices: git skips them
-    if (!Buffer.from(raw.toString('utf8')).equals(raw)) {
-      // git is given paths as command-line strings, which cannot carry such bytes.
-      warn('An untracked name that is not UTF-8 is not listed.');
-      continue;
-    }
-    const key = Buffer.concat([base, raw, isDir ? SLASH : Buffer.alloc(0)]);
-    // Prune what sorts wholly before the page's first path.
-    if (Buffer.compare(key, from) < 0 && !(isDir && isPrefix(key, from))) continue;
-    entries.push({ key, raw, isDir });
+  } catch (e) {
+    if (e instanceof WorkspaceError) throw e;
+    walk.warn('An untracked directory could not be read; its files are not listed.');
   }
   // A level cut short may hold its `.git` further on.
-  if (cut) nested ||= await hasGitDir(dir);
-  if (cut && !nested) warn(`An untracked directory holds more than ${MAX_LEVEL_ENTRIES} entries; the rest are not listed.`);
-  return { entries: nested ? [] : entries.sort((x, y) => Buffer.compare(x.key, y.key)), nested };
+  if (gitEntryIsDir === undefined && cut !== undefined) gitEntryIsDir = (await isRepository(dir, true)) ? true : undefined;
+  if (gitEntryIsDir !== undefined && (await isRepository(dir, gitEntryIsDir))) return undefined;
+  if (cut !== undefined) walk.warn(cut);
+  walk.held += held;
+  return { base, dir, entries: entries.sort((x, y) => Buffer.compare(x.name, y.name)), held };
 }
 
 /** One level below a kept directory: listed, checked in batches, and entered in git's order (a nested repository: its own path). */
-async function* level(git: GitRunner, dir: DirHandle, base: Buffer, from: Buffer, warn: (w: string) => void, depth: number): AsyncGenerator<string> {
-  const { entries, nested } = await listLevel(dir, base, from, warn);
-  if (nested) {
+async function* level(walk: Walk, dir: DirHandle, base: Buffer, depth: number): AsyncGenerator<string> {
+  checkDeadline(walk);
+  const lv = await listLevel(walk, dir, base);
+  if (lv === undefined) {
     yield base.toString('utf8');
     return;
   }
-  for (let i = 0; i < entries.length; ) {
-    const batch = takeBatch(entries, i);
-    i += batch.length;
-    const kept = await untrackedOf(git, batch);
-    for (const e of batch) {
-      if (kept.has(e.key.toString('latin1'))) yield* enter(git, dir, e, from, warn, depth);
+  try {
+    const pairs = lv.entries.map((e) => [lv, e] as const);
+    for (let i = 0; i < pairs.length; ) {
+      const paths = takeBatch(pairs, i);
+      const kept = await untrackedOf(walk, paths);
+      for (let j = 0; j < paths.length; j++, i++) {
+        if (kept.has(paths[j]!.toString('latin1'))) yield* enter(walk, lv, lv.entries[i]!, depth);
+      }
     }
+  } finally {
+    // The names go; the handle is the caller's.
+    walk.held -= lv.held;
+    lv.held = 0;
   }
 }
 
-/** A kept entry of `dir`: a file is yielded; a directory is a nested repository (yielded) or entered. */
-async function* enter(git: GitRunner, dir: DirHandle, e: Entry, from: Buffer, warn: (w: string) => void, depth: number): AsyncGenerator<string> {
+/** A kept entry of `parent`: a file is yielded; a directory is a nested repository (yielded) or entered. */
+async function* enter(walk: Walk, parent: Level, e: Entry, depth: number): AsyncGenerator<string> {
+  const path = pathOf(parent, e);
   if (!e.isDir) {
-    yield e.key.toString('utf8');
+    yield path.toString('utf8');
     return;
   }
   if (depth > 64) {
-    warn('Untracked directories nested too deep are not listed.');
+    walk.warn('Untracked directories nested too deep are not listed.');
     return;
   }
   let sub: DirHandle;
   try {
-    sub = await dir.openDir(e.raw);
+    sub = await parent.dir.openDir(e.name.subarray(0, -1));
   } catch {
-    warn('An untracked directory could not be opened; its files are not listed.');
+    walk.warn('An untracked directory could not be opened; its files are not listed.');
     return;
   }
   try {
-    yield* level(git, sub, e.key, from, warn, depth + 1);
+    yield* level(walk, sub, path, depth + 1);
   } finally {
     await sub.close();
   }
 }
 
 /**
- * Which of the entries git lists as untracked (not ignored; a directory collapsed to `dir/`):
+ * Which of the paths git lists as untracked (not ignored; a directory collapsed to `dir/`):
  * `ls-files --others --exclude-standard --directory` limited to exactly these paths (literal
- * pathspecs), so git reads this level and nothing below it. Raw paths as latin1 strings.
+ * pathspecs), so git reads this level and nothing below it. Paths as latin1 strings.
  */
-async function untrackedOf(git: GitRunner, batch: Entry[]): Promise<Set<string>> {
-  const paths = batch.map((e) => (e.isDir ? e.key.subarray(0, -1) : e.key).toString('utf8'));
-  const r = await git.run(['ls-files', '--others', '--exclude-standard', '--directory', '-z', '--', ...paths], { timeoutMs: UNTRACKED_TIMEOUT_MS });
+async function untrackedOf(walk: Walk, paths: Buffer[]): Promise<Set<string>> {
+  checkDeadline(walk);
+  const args = paths.map((p) => (p[p.length - 1] === 0x2f ? p.subarray(0, -1) : p).toString('utf8'));
+  const timeoutMs = Math.max(1, walk.deadline - Date.now());
+  let r;
+  try {
+    r = await walk.git.run(['ls-files', '--others', '--exclude-standard', '--directory', '-z', '--', ...args], { timeoutMs });
+  } catch (e) {
+    checkDeadline(walk); // a call cut by the deadline says so
+    throw e;
+  }
   const out = new Set<string>();
   let at = 0;
   for (let nul = r.stdout.indexOf(0); nul !== -1; nul = r.stdout.indexOf(0, at)) {
