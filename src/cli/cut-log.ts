@@ -4,7 +4,7 @@
  * id), `bytes_before` (the original result's bytes; for a response bounded while it streamed, the
  * whole response line as read; null when unknown), `bytes_after` (the result sent), `budget_kind`
  * and `omitted_count` (from the report); over HTTP also `session` (the MCP session id, null when
- * stateless).
+ * stateless). Peer-chosen strings (tool, id, session) are cut at {@link MAX_CUT_LOG_FIELD_CHARS}.
  *
  * A peer decides how many results are cut, and stderr is often a pipe nobody reads: while more
  * than {@link MAX_BUFFERED_CUT_LOG_BYTES} wait in stderr's buffer, cuts are counted instead of
@@ -14,6 +14,13 @@ import type { TruncationListener } from '../transport/response-budget.js';
 
 /** Bytes of cut lines allowed to wait in stderr's buffer. @default 64 KiB */
 export const MAX_BUFFERED_CUT_LOG_BYTES = 64 * 1024;
+/** Characters kept of a peer-chosen field (tool name, string id, session id); longer ones end in `…`. @default 200 */
+export const MAX_CUT_LOG_FIELD_CHARS = 200;
+
+/** A peer-chosen string cut for the log (a tool name or id may be megabytes long). */
+function clip(s: string): string {
+  return s.length <= MAX_CUT_LOG_FIELD_CHARS ? s : `${s.slice(0, MAX_CUT_LOG_FIELD_CHARS)}…`;
+}
 
 /** Whether cut logging is on: the flag, or `MCP_BUDGET_LOG_CUTS` set to `1` or `true`. */
 export function logCutsEnabled(flag: unknown, env: NodeJS.ProcessEnv): boolean {
@@ -45,14 +52,17 @@ export class CutLog {
     return ({ id, tool, report, bytesBefore, bytesAfter }) => {
       const line: Record<string, unknown> = {
         event: 'cut',
-        tool: tool ?? null,
-        id,
+        tool: tool === undefined ? null : clip(tool),
+        id: typeof id === 'string' ? clip(id) : id,
         bytes_before: bytesBefore ?? null,
         bytes_after: bytesAfter ?? null,
         budget_kind: report.budget_kind,
         omitted_count: report.omitted_count,
       };
-      if (session !== undefined) line.session = session() ?? null;
+      if (session !== undefined) {
+        const sid = session();
+        line.session = sid === undefined ? null : clip(sid);
+      }
       this.write(JSON.stringify(line));
     };
   }

@@ -5,7 +5,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { CutLog, MAX_BUFFERED_CUT_LOG_BYTES } from '../../src/cli/cut-log.js';
+import { CutLog, MAX_BUFFERED_CUT_LOG_BYTES, MAX_CUT_LOG_FIELD_CHARS } from '../../src/cli/cut-log.js';
 import type { BudgetReport } from '../../src/engine/index.js';
 
 const report = { truncated: true, budget_kind: 'text', omitted_count: 1 } as unknown as BudgetReport;
@@ -47,5 +47,16 @@ describe('cut log', () => {
     // Every cut is either written or counted: nothing is lost silently.
     expect(cutLines.length + (tail[0]!.count as number)).toBe(20_001);
     expect(cutLines.at(-1)).toMatchObject({ id: 'last', session: 'session-1', bytes_before: null });
+  });
+
+  it('cut-log: peer-chosen fields are cut, so one line stays small whatever the tool name or id', () => {
+    const lines: string[] = [];
+    const log = new CutLog({ write: (l: string) => lines.push(l) });
+    log.listener(() => 's'.repeat(10_000))({ id: 'i'.repeat(1_000_000), tool: 't'.repeat(1_000_000), report });
+    const line = JSON.parse(lines[0]!) as Record<string, string>;
+    expect(lines[0]!.length).toBeLessThan(1000);
+    expect(line.tool).toBe(`${'t'.repeat(MAX_CUT_LOG_FIELD_CHARS)}…`);
+    expect(line.id).toBe(`${'i'.repeat(MAX_CUT_LOG_FIELD_CHARS)}…`);
+    expect(line.session).toBe(`${'s'.repeat(MAX_CUT_LOG_FIELD_CHARS)}…`);
   });
 });
