@@ -191,18 +191,26 @@ static inline __attribute__((always_inline)) int32_t block(const uint8_t *q, int
   /* Bulk: the depth-0 runs of the block, where commas and values count. One starts at the block
    * start (at depth 0) and after each bracket closing to depth 0, and runs to the next opening
    * bracket, included; a closing bracket at depth 0 ends the container (and the scan). */
-  u64 starts = depth == 0, stop = ~(u64)0;
+  u64 starts = depth == 0, stop = ~(u64)0, c = close;
   int out = GO, base = depth;
-  for (u64 c = close; c; c &= c - 1, base--) {
-    u64 low = c & -c;
-    int before = base + __builtin_popcountll(open & (low - 1));
-    if (before == 0) {
-      out = at + __builtin_ctzll(low);
-      stop = low - 1;
-      break;
-    }
-    starts |= before == 1 ? low << 1 : 0;
+#define BULK_CLOSE                                                                                 \
+  {                                                                                                \
+    u64 low = c & -c;                                                                              \
+    int before = base + __builtin_popcountll(open & (low - 1));                                    \
+    if (before == 0) {                                                                             \
+      out = at + __builtin_ctzll(low);                                                             \
+      stop = low - 1;                                                                              \
+      goto runs;                                                                                   \
+    }                                                                                              \
+    starts |= before == 1 ? low << 1 : 0;                                                          \
+    c &= c - 1, base--;                                                                            \
   }
+  /* Perf: the first two outside the loop (an element of small objects closes one or two brackets
+   * per block; the loop costs a stack check per turn in V8). */
+  if (c) BULK_CLOSE
+  if (c) BULK_CLOSE
+  while (c) BULK_CLOSE
+runs:;
   /* Perf: a borrow from each start runs up to the next opening bracket (runs never overlap: the
    * depth must rise again before a bracket can close to 0). */
   u64 d0 = ((open - starts) ^ open) & stop;
