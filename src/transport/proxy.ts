@@ -86,7 +86,7 @@ class Proxy {
     try {
       const env = o.env ?? process.env;
       const plan = planSpawn({ command: o.command, args: o.args, env, platform: process.platform, cwd: process.cwd(), isFile: isRegularFile });
-      this.child = spawn(plan.file, plan.args, { ...plan.options, stdio: ['pipe', 'pipe', 'inherit'], env });
+      this.child = spawn(plan.file, plan.args, { ...plan.options, stdio: ['pipe', 'pipe', 'inherit'], env: plan.env });
     } catch (e) {
       this.warn(`cannot start \`${this.name}\`: ${(e as Error).message}`);
       this.finish(1);

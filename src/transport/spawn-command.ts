@@ -1,20 +1,32 @@
 /**
  * The proxied server's command as `child_process.spawn` must be given it, without a shell.
  *
- * Elsewhere than Windows the command goes to `spawn` as it is (`execvp` searches `PATH`). On Windows
- * the commands people proxy (`npx`, `npm`, `pnpm`, a project's `node_modules\.bin\x`) are `.cmd`
- * shims, which `CreateProcess` cannot start and Node refuses without a shell (`spawn EINVAL`, the
- * CVE-2024-27980 fix); `shell: true` would hand every argument to cmd.exe unescaped. So:
+ * Elsewhere than Windows the command and its environment go to `spawn` as they are (`execvp`
+ * searches `PATH`). On Windows the commands people proxy (`npx`, `npm`, `pnpm`, a project's
+ * `node_modules\.bin\x`) are `.cmd` shims, which `CreateProcess` cannot start and Node refuses
+ * without a shell (`spawn EINVAL`, the CVE-2024-27980 fix); `shell: true` would hand every argument
+ * to cmd.exe unescaped. So:
  *
  * - **Resolution.** A bare name is looked up in each `PATH` directory in order, and in each directory
  *   with each `PATHEXT` extension in order (only `.com`, `.exe`, `.bat`, `.cmd` are tried). A name
  *   with a path (`\`, `/` or a drive) is resolved against `cwd` and not searched; an extension given
  *   is kept. Variable names are matched without case (`Path`, `PATH`), and when several spellings
  *   are set the one Node passes to the child wins (the first in sorted order). Unlike cmd.exe, the
- *   current directory and relative `PATH` entries are not searched (as Go's `exec.LookPath` and
- *   Rust's `Command` do), so a file planted in the working directory cannot shadow a program.
+ *   current directory and `PATH` entries that are not full paths (relative ones, and `\dir`, which
+ *   names a directory on the current drive) are not searched (as Go's `exec.LookPath` and Rust's
+ *   `Command` do), so a file planted in the working directory cannot shadow a program.
+ * - **Full paths only.** The file planned is always a full path (`C:\…` or `\\server\share\…`), so
+ *   libuv, which searches the current directory before `PATH` for a bare or relative name, never
+ *   searches for it again.
+ * - **cmd.exe** is `ComSpec` when that is a full path whose file name is `cmd.exe`, otherwise
+ *   `<SystemRoot>\System32\cmd.exe` when `SystemRoot` is a full path; with neither the command is
+ *   refused. A bare `cmd.exe` would be found in the current directory first, and the environment an
+ *   SDK client gives its server on Windows has `SYSTEMROOT` but no `COMSPEC`.
+ * - **The child's environment** on Windows is the one given with `NoDefaultCurrentDirectoryInExePath`
+ *   set (other spellings of the name dropped): cmd.exe then does not search the current directory for
+ *   a bare name (the `node` a shim starts), nor does `CreateProcess` in the server.
  * - **Programs** (`.exe`, `.com`) are spawned directly; Node quotes their arguments.
- * - **Batch files** (`.cmd`, `.bat`) run as `%ComSpec% /d /v:off /s /c "<line>"` with
+ * - **Batch files** (`.cmd`, `.bat`) run as `cmd.exe /d /v:off /s /c "<line>"` with
  *   `windowsVerbatimArguments`, the form Node's own `shell` option uses, plus `/v:off` so that no
  *   registry setting turns on `!VAR!` expansion. The line is the script's path in quotes (a file
  *   name cannot hold `"`; inside quotes cmd.exe takes `&`, `(`, `)`, spaces literally), then each
@@ -46,6 +58,8 @@ export type SpawnCommandErrorCode =
   | 'COMMAND_NOT_FOUND'
   /** The file found is of a type that cannot be started without a shell (`.ps1`, `.js`, …). */
   | 'COMMAND_NOT_RUNNABLE'
+  /** A batch file needs cmd.exe, and neither `ComSpec` nor `SystemRoot` names it by a full path. */
+  | 'INTERPRETER_NOT_FOUND'
   /** An argument cannot pass through cmd.exe unchanged. `data.index` names it. */
   | 'ARGUMENT_NOT_PASSABLE';
 
@@ -66,7 +80,7 @@ export class SpawnCommandError extends Error {
 export interface SpawnCommandOptions {
   command: string;
   args: readonly string[];
-  /** The child's environment: `PATH`, `PATHEXT` and `ComSpec` are read from it. */
+  /** The child's environment: `PATH`, `PATHEXT`, `ComSpec` and `SystemRoot` are read from it. */
   env: NodeJS.ProcessEnv;
   platform: NodeJS.Platform;
   /** The child's working directory: a relative command path is resolved against it. */
@@ -75,10 +89,12 @@ export interface SpawnCommandOptions {
   isFile: (path: string) => boolean;
 }
 
-/** The three things to give `child_process.spawn`. */
+/** What to give `child_process.spawn`. */
 export interface SpawnPlan {
   file: string;
   args: string[];
+  /** The child's environment: the one given, on Windows with `NoDefaultCurrentDirectoryInExePath` set. */
+  env: NodeJS.ProcessEnv;
   /** Merged into the spawn options; empty outside Windows. */
   options: { windowsHide?: boolean; windowsVerbatimArguments?: boolean };
 }
@@ -97,17 +113,18 @@ const DEFAULT_EXTENSIONS = ['.com', '.exe', '.bat', '.cmd'];
 /** ASCII characters cmd.exe gives no meaning in an argument; every other one gets a caret. */
 const CMD_META = /[^A-Za-z0-9_.\-/\\+@#$~\u0080-\uffff]/g;
 
+/** The variable that keeps cmd.exe and `CreateProcess` from searching the current directory. */
+const NO_CWD_SEARCH = 'NoDefaultCurrentDirectoryInExePath';
+
 /** Plan the spawn of `command args` on `platform`; throws {@link SpawnCommandError}. */
 export function planSpawn(o: SpawnCommandOptions): SpawnPlan {
-  if (o.platform !== 'win32') return { file: o.command, args: [...o.args], options: {} };
+  if (o.platform !== 'win32') return { file: o.command, args: [...o.args], env: o.env, options: {} };
   const file = resolveCommand(o);
-  if (RUNNABLE.get(extensionOf(file)) === 'program') return { file, args: [...o.args], options: { windowsHide: true } };
-  const line = batchLine(file, o.args, o.env);
-  return {
-    file: envValue(o.env, 'ComSpec') || 'cmd.exe',
-    args: ['/d', '/v:off', '/s', '/c', `"${line}"`],
-    options: { windowsHide: true, windowsVerbatimArguments: true },
-  };
+  const env = childEnv(o.env);
+  if (RUNNABLE.get(extensionOf(file)) === 'program') return { file, args: [...o.args], env, options: { windowsHide: true } };
+  const shell = commandInterpreter(o.env, file);
+  const args = ['/d', '/v:off', '/s', '/c', `"${batchLine(file, o.args, o.env)}"`];
+  return { file: shell, args, env, options: { windowsHide: true, windowsVerbatimArguments: true } };
 }
 
 /** Whether `path` is a regular file (following links), for {@link SpawnCommandOptions.isFile}. */
@@ -131,8 +148,37 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return key === undefined ? undefined : env[key];
 }
 
+/** The environment given, with `NoDefaultCurrentDirectoryInExePath=1` in place of any spelling of it. */
+function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  const drop = NO_CWD_SEARCH.toUpperCase();
+  for (const [key, value] of Object.entries(env)) if (key.toUpperCase() !== drop) out[key] = value;
+  out[NO_CWD_SEARCH] = '1';
+  return out;
+}
+
+/** A path Windows takes as it is: `C:\…` or `\\server\share\…` (`\\?\C:\…` too), holding nothing a file name cannot. */
+function isFullPath(path: string): boolean {
+  const full = /^[A-Za-z]:[\\/]/.test(path) || /^[\\/]{2}[^\\/]+[\\/][^\\/]+/.test(path);
+  return full && !/[\0-\x1f"*?<>|]/.test(path.replace(/^[\\/]{2}[?.][\\/]/, ''));
+}
+
 function extensionOf(path: string): string {
   return win32.extname(path).toLowerCase();
+}
+
+/** The cmd.exe that runs `script`: see the module comment. */
+function commandInterpreter(env: NodeJS.ProcessEnv, script: string): string {
+  const comSpec = envValue(env, 'ComSpec');
+  if (comSpec !== undefined && isFullPath(comSpec) && win32.basename(comSpec).toLowerCase() === 'cmd.exe') return comSpec;
+  const systemRoot = envValue(env, 'SystemRoot');
+  if (systemRoot !== undefined && isFullPath(systemRoot)) return win32.join(systemRoot, 'System32', 'cmd.exe');
+  const shown = (v: string | undefined): string => (v === undefined || v === '' ? 'not set' : `\`${v}\``);
+  throw new SpawnCommandError(
+    'INTERPRETER_NOT_FOUND',
+    `the batch file ${script} needs cmd.exe, which is taken only from a full path: ComSpec (${shown(comSpec)}) must be a full path to cmd.exe, or SystemRoot (${shown(systemRoot)}) a full path; set SystemRoot (usually C:\\Windows) or ComSpec (C:\\Windows\\System32\\cmd.exe) in the proxy's environment`,
+    { file: script, ComSpec: comSpec, SystemRoot: systemRoot },
+  );
 }
 
 /** `PATHEXT`'s runnable extensions in its order (its default's when it names none). */
@@ -144,15 +190,15 @@ function pathExtensions(env: NodeJS.ProcessEnv): string[] {
   return listed.length > 0 ? listed : DEFAULT_EXTENSIONS;
 }
 
-/** `PATH`'s absolute directories in order; a `;` inside quotes is part of the entry, the quotes are not. */
+/** `PATH`'s full-path directories in order; a `;` inside quotes is part of the entry, the quotes are not. */
 function searchDirectories(env: NodeJS.ProcessEnv): string[] {
   return (envValue(env, 'PATH') ?? '')
     .split(/;(?=(?:[^"]*"[^"]*")*[^"]*$)/)
     .map((d) => d.replaceAll('"', '').trim())
-    .filter((d) => d !== '' && win32.isAbsolute(d));
+    .filter((d) => d !== '' && isFullPath(d));
 }
 
-/** The file a Windows command names: see the module comment for the order. */
+/** The file a Windows command names, as a full path: see the module comment for the order. */
 function resolveCommand(o: SpawnCommandOptions): string {
   const { command } = o;
   const ext = extensionOf(command);
@@ -166,9 +212,16 @@ function resolveCommand(o: SpawnCommandOptions): string {
   if (command === '' || /[\0"*?<>|]/.test(command)) {
     throw new SpawnCommandError('COMMAND_NOT_FOUND', `\`${command}\` is not a file name: give the path to the program`, { command, looked: [] });
   }
+  const explicit = /[\\/]/.test(command) || /^[A-Za-z]:/.test(command);
+  if (explicit && !isFullPath(win32.resolve(o.cwd, command))) {
+    // Only when the working directory is not a full path, which a Windows process's never is.
+    throw new SpawnCommandError('COMMAND_NOT_FOUND', `\`${command}\` cannot be made a full path from the working directory ${o.cwd}: give the full path to the program`, {
+      command,
+      looked: [],
+    });
+  }
   // An extensionless file next to a shim (npm's `npx` for sh) is never a candidate.
   const names = RUNNABLE.has(ext) ? [command] : [...(ext === '' ? [] : [command]), ...pathExtensions(o.env).map((e) => command + e)];
-  const explicit = /[\\/]/.test(command) || /^[A-Za-z]:/.test(command);
   const dirs = explicit ? [o.cwd] : searchDirectories(o.env);
   for (const dir of dirs) {
     for (const name of names) {

@@ -1,7 +1,8 @@
 /**
- * spawn-command: the Windows plan (resolution, cmd.exe line) on an injected file system, checked
- * against small reference parsers of cmd.exe and of `CommandLineToArgvW`; and on this platform, the
- * proxy still starting a real server through the plan.
+ * spawn-command: the Windows plan (resolution, cmd.exe and its environment, the cmd.exe line) on an
+ * injected file system, checked against small reference parsers of cmd.exe and of
+ * `CommandLineToArgvW`; and on this platform, the proxy still starting a real server through the
+ * plan.
  *
  * The cmd.exe model (after the published reverse-engineered description of its parser):
  * `/s /c` strips the first and last quote; percent expansion runs first and expands `%NAME%` or
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runProxy } from '../../src/transport/proxy.js';
-import { planSpawn, SpawnCommandError, type SpawnPlan } from '../../src/transport/spawn-command.js';
+import { planSpawn, SpawnCommandError, type SpawnCommandOptions, type SpawnPlan } from '../../src/transport/spawn-command.js';
 
 const RUN = { numRuns: Number(process.env.FC_RUNS ?? 500), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) };
 
@@ -127,14 +128,17 @@ function throughCmd(plan: SpawnPlan, env: NodeJS.ProcessEnv): { script: string; 
 // ------------------------------------------------------------------ helpers
 
 /** A Windows file system holding these files (names compared without case). */
-function files(...paths: string[]): (path: string) => boolean {
-  const held = new Set(paths.map((p) => p.toLowerCase()));
-  return (path) => held.has(path.toLowerCase());
+function fsOf(held: string[]): Pick<SpawnCommandOptions, 'isFile'> {
+  const byName = new Set(held.map((p) => p.toLowerCase()));
+  return { isFile: (path) => byName.has(path.toLowerCase()) };
 }
 
 function onWindows(command: string, args: string[], env: NodeJS.ProcessEnv, held: string[]): SpawnPlan {
-  return planSpawn({ command, args, env, platform: 'win32', cwd: CWD, isFile: files(...held) });
+  return planSpawn({ command, args, env, platform: 'win32', cwd: CWD, ...fsOf(held) });
 }
+
+/** A full path as Windows takes it without searching: `C:\…` or `\\server\share\…`. */
+const FULL_PATH = /^(?:[A-Za-z]:\\|\\\\[^\\]+\\[^\\]+)/;
 
 function refusal(run: () => unknown): SpawnCommandError {
   try {
@@ -147,6 +151,14 @@ function refusal(run: () => unknown): SpawnCommandError {
 }
 
 const BASE_ENV = { Path: `C:\\Windows\\system32;${NODE_DIR}`, PATHEXT: '.COM;.EXE;.BAT;.CMD;.VBS;.JS', ComSpec: 'C:\\Windows\\system32\\cmd.exe' };
+
+/** What the SDK's default environment on Windows carries to find cmd.exe: `SYSTEMROOT`, no `COMSPEC`. */
+const SYS = { SYSTEMROOT: 'C:\\WINDOWS' };
+
+/** The child's environment on Windows: the one given, with the current directory's search switched off. */
+function childEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, NoDefaultCurrentDirectoryInExePath: '1' };
+}
 
 // ------------------------------------------------------------------ tests
 
@@ -171,8 +183,10 @@ describe('spawn-command: reference parsers', () => {
 
 describe('spawn-command: plans', () => {
   it('spawn-command: elsewhere than Windows the command goes to spawn as it is', () => {
-    const plan = planSpawn({ command: 'npx', args: ['-y', 'a&b|c'], env: {}, platform: 'linux', cwd: '/', isFile: () => false });
-    expect(plan).toEqual({ file: 'npx', args: ['-y', 'a&b|c'], options: {} });
+    const env = { PATH: '/usr/bin', ComSpec: 'cmd.exe' };
+    const plan = planSpawn({ command: 'npx', args: ['-y', 'a&b|c'], env, platform: 'linux', cwd: '/', isFile: () => false });
+    expect(plan).toEqual({ file: 'npx', args: ['-y', 'a&b|c'], env, options: {} });
+    expect(plan.env).toBe(env);
   });
 
   it('spawn-command: a shim on PATH runs through ComSpec with each argument escaped for two passes', () => {
@@ -188,11 +202,11 @@ describe('spawn-command: plans', () => {
     const uvx = 'C:\\Users\\me\\.local\\bin\\uvx.exe';
     const env = { ...BASE_ENV, Path: `C:\\Users\\me\\.local\\bin;${BASE_ENV.Path}` };
     const plan = onWindows('uvx', ['mcp-server-git', 'a "b" & c\n'], env, [uvx, NPX]);
-    expect(plan).toEqual({ file: uvx, args: ['mcp-server-git', 'a "b" & c\n'], options: { windowsHide: true } });
+    expect(plan).toEqual({ file: uvx, args: ['mcp-server-git', 'a "b" & c\n'], env: childEnvOf(env), options: { windowsHide: true } });
   });
 
   it('spawn-command: PATH directories in order, and in each, PATHEXT in order', () => {
-    const env = { PATH: 'C:\\a;C:\\b', PATHEXT: '.CMD;.EXE' };
+    const env = { ...SYS, PATH: 'C:\\a;C:\\b', PATHEXT: '.CMD;.EXE' };
     expect(onWindows('tool', [], env, ['C:\\b\\tool.exe', 'C:\\a\\tool.cmd']).args[4]).toBe('""C:\\a\\tool.cmd""');
     expect(onWindows('tool', [], env, ['C:\\a\\tool.exe', 'C:\\a\\tool.cmd']).args[4]).toBe('""C:\\a\\tool.cmd""');
     expect(onWindows('tool', [], { PATH: 'C:\\a;C:\\b' }, ['C:\\a\\tool.cmd', 'C:\\a\\tool.exe']).file).toBe('C:\\a\\tool.exe');
@@ -200,7 +214,7 @@ describe('spawn-command: plans', () => {
   });
 
   it('spawn-command: extensions PATHEXT lists but that need another program are skipped in the search', () => {
-    const env = { PATH: 'C:\\a', PATHEXT: '.JS;.PS1;.CMD' };
+    const env = { ...SYS, PATH: 'C:\\a', PATHEXT: '.JS;.PS1;.CMD' };
     expect(onWindows('tool', [], env, ['C:\\a\\tool.js', 'C:\\a\\tool.ps1', 'C:\\a\\tool.cmd']).args[4]).toBe('""C:\\a\\tool.cmd""');
   });
 
@@ -210,16 +224,15 @@ describe('spawn-command: plans', () => {
     const both = { Path: 'C:\\a', PATH: 'C:\\b' };
     expect(onWindows('tool', [], both, ['C:\\a\\tool.exe', 'C:\\b\\tool.exe']).file).toBe('C:\\b\\tool.exe');
     expect(onWindows('tool', [], { PATH: 'C:\\a', comspec: 'D:\\shell\\cmd.exe' }, ['C:\\a\\tool.cmd']).file).toBe('D:\\shell\\cmd.exe');
-    expect(onWindows('tool', [], { PATH: 'C:\\a' }, ['C:\\a\\tool.cmd']).file).toBe('cmd.exe');
-    expect(onWindows('tool', [], { PATH: 'C:\\a', ComSpec: '' }, ['C:\\a\\tool.cmd']).file).toBe('cmd.exe');
+    expect(onWindows('tool', [], { PATH: 'C:\\a', systemroot: 'E:\\Win' }, ['C:\\a\\tool.cmd']).file).toBe('E:\\Win\\System32\\cmd.exe');
   });
 
   it('spawn-command: an explicit extension or path is kept, a relative path resolved against cwd', () => {
     const held = ['C:\\a\\tool.exe', 'C:\\a\\tool.cmd', 'C:\\work\\bin\\server.cmd', 'D:\\srv\\server.exe', 'C:\\a\\py3.11.exe'];
-    expect(onWindows('tool.cmd', [], { PATH: 'C:\\a' }, held).args[4]).toBe('""C:\\a\\tool.cmd""');
+    expect(onWindows('tool.cmd', [], { ...SYS, PATH: 'C:\\a' }, held).args[4]).toBe('""C:\\a\\tool.cmd""');
     expect(onWindows('TOOL.EXE', [], { PATH: 'C:\\a' }, held).file).toBe('C:\\a\\TOOL.EXE');
-    expect(onWindows('bin/server', [], {}, held).args[4]).toBe('""C:\\work\\bin\\server.cmd""');
-    expect(onWindows('.\\bin\\server.cmd', [], {}, held).args[4]).toBe('""C:\\work\\bin\\server.cmd""');
+    expect(onWindows('bin/server', [], SYS, held).args[4]).toBe('""C:\\work\\bin\\server.cmd""');
+    expect(onWindows('.\\bin\\server.cmd', [], SYS, held).args[4]).toBe('""C:\\work\\bin\\server.cmd""');
     expect(onWindows('D:\\srv\\server.exe', [], {}, held).file).toBe('D:\\srv\\server.exe');
     // A dot in the name is not an extension Windows runs: PATHEXT is tried after it.
     expect(onWindows('py3.11', [], { PATH: 'C:\\a' }, held).file).toBe('C:\\a\\py3.11.exe');
@@ -227,7 +240,7 @@ describe('spawn-command: plans', () => {
 
   it('spawn-command: paths with spaces, parentheses and `&` stay inside the script quotes', () => {
     const dir = 'C:\\Program Files (x86)\\R&D tools!';
-    const env = { PATH: `"${dir}"` };
+    const env = { ...SYS, PATH: `"${dir}"` };
     const plan = onWindows('serve', ['x y'], env, [`${dir}\\serve.bat`]);
     expect(throughCmd(plan, env)).toEqual({ script: `${dir}\\serve.bat`, args: ['x y'] });
   });
@@ -271,7 +284,7 @@ describe('spawn-command: plans', () => {
   });
 
   it('spawn-command: a batch file whose path holds `%` is refused', () => {
-    const e = refusal(() => onWindows('tool', [], { PATH: 'C:\\100%\\bin' }, ['C:\\100%\\bin\\tool.cmd']));
+    const e = refusal(() => onWindows('tool', [], { ...SYS, PATH: 'C:\\100%\\bin' }, ['C:\\100%\\bin\\tool.cmd']));
     expect(e.code).toBe('COMMAND_NOT_RUNNABLE');
     expect(e.message).toContain('C:\\100%\\bin\\tool.cmd');
   });
@@ -282,6 +295,101 @@ describe('spawn-command: plans', () => {
     expect(e.code).toBe('ARGUMENT_NOT_PASSABLE');
     expect(e.message).toContain('`a^`');
     expect(throughCmd(onWindows('npx', ['no percent'], env, [NPX]), env).args).toEqual(['no percent']);
+  });
+});
+
+describe('spawn-command: cmd.exe and the child environment', () => {
+  /** The environment an SDK client gives its server on Windows (`getDefaultEnvironment`): no COMSPEC, no PATHEXT. */
+  const SDK_ENV = {
+    APPDATA: 'C:\\Users\\me\\AppData\\Roaming',
+    HOMEDRIVE: 'C:',
+    PATH: `C:\\WINDOWS\\system32;${NODE_DIR};C:\\Users\\me\\AppData\\Roaming\\npm`,
+    SYSTEMDRIVE: 'C:',
+    SYSTEMROOT: 'C:\\WINDOWS',
+    USERPROFILE: 'C:\\Users\\me',
+  };
+
+  it('spawn-command: without ComSpec (an SDK client launching the proxy), cmd.exe is SystemRoot\'s, by its full path', () => {
+    // A hostile workspace as the working directory: its cmd.exe and npx.cmd are never candidates.
+    const held = [NPX, 'C:\\work\\cmd.exe', 'C:\\work\\npx.cmd'];
+    const plan = onWindows('npx', ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\work'], SDK_ENV, held);
+    expect(plan.file).toBe('C:\\WINDOWS\\System32\\cmd.exe');
+    expect(throughCmd(plan, SDK_ENV)).toEqual({ script: NPX, args: ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\work'] });
+    for (const key of ['SystemRoot', 'systemroot', 'SYSTEMROOT']) {
+      expect(onWindows('npx', [], { PATH: NODE_DIR, [key]: 'D:\\Win' }, [NPX]).file).toBe('D:\\Win\\System32\\cmd.exe');
+    }
+  });
+
+  it('spawn-command: a ComSpec that is not a full path to a file named cmd.exe is ignored', () => {
+    const ignored = [
+      'cmd.exe',
+      'cmd',
+      '.\\cmd.exe',
+      'system32\\cmd.exe',
+      '\\Windows\\system32\\cmd.exe', // the current drive's
+      'C:cmd.exe', // the current directory of drive C:
+      '"C:\\Windows\\system32\\cmd.exe"',
+      '%SystemRoot%\\system32\\cmd.exe',
+      'C:\\Tools\\powershell.exe',
+      'C:\\Tools\\cmd.exe.bak',
+      'C:\\Tools\\notcmd.exe',
+      'C:\\Tools\\cmd.exe\n',
+      '',
+    ];
+    for (const comSpec of ignored) {
+      expect(onWindows('npx', [], { ...SYS, PATH: NODE_DIR, ComSpec: comSpec }, [NPX]).file, comSpec).toBe('C:\\WINDOWS\\System32\\cmd.exe');
+    }
+    const taken = ['D:\\shell\\CMD.EXE', 'C:/Windows/System32/cmd.exe', '\\\\server\\share\\cmd.exe', '\\\\?\\C:\\Windows\\System32\\cmd.exe'];
+    for (const comSpec of taken) expect(onWindows('npx', [], { ...SYS, PATH: NODE_DIR, COMSPEC: comSpec }, [NPX]).file).toBe(comSpec);
+  });
+
+  it('spawn-command: with neither a usable ComSpec nor SystemRoot a batch file is refused, saying what to set; programs still start', () => {
+    for (const systemRoot of [undefined, '', 'Windows', '\\Windows', 'C:Windows', '%SystemDrive%\\Windows']) {
+      const env = { PATH: NODE_DIR, ComSpec: 'cmd.exe', ...(systemRoot === undefined ? {} : { SystemRoot: systemRoot }) };
+      const e = refusal(() => onWindows('npx', ['-y', 'x'], env, [NPX]));
+      expect(e.code).toBe('INTERPRETER_NOT_FOUND');
+      expect(e.message).toContain(`the batch file ${NPX} needs cmd.exe`);
+      expect(e.message).toContain('ComSpec (`cmd.exe`) must be a full path to cmd.exe');
+      expect(e.message).toContain('set SystemRoot (usually C:\\Windows) or ComSpec (C:\\Windows\\System32\\cmd.exe)');
+      expect(e.data).toEqual({ file: NPX, ComSpec: 'cmd.exe', SystemRoot: systemRoot });
+    }
+    expect(refusal(() => onWindows('npx', [], { PATH: NODE_DIR }, [NPX])).message).toContain('ComSpec (not set)');
+    expect(onWindows('node', ['x.js'], { PATH: NODE_DIR }, [`${NODE_DIR}\\node.exe`]).file).toBe(`${NODE_DIR}\\node.exe`);
+  });
+
+  it('spawn-command: the child gets NoDefaultCurrentDirectoryInExePath=1 and every other variable, for programs and batch files', () => {
+    const env: NodeJS.ProcessEnv = {
+      ...BASE_ENV,
+      PATH: 'C:\\other', // a second spelling of Path: kept as given, Node picks one
+      TEMP: 'C:\\Temp',
+      UNSET: undefined,
+      nodefaultcurrentdirectoryinexepath: '',
+      NODEFAULTCURRENTDIRECTORYINEXEPATH: '0',
+    };
+    const before = { ...env };
+    const node = `${NODE_DIR}\\node.exe`;
+    const held = [NPX, node, 'C:\\other\\npx.cmd', 'C:\\other\\node.exe'];
+    for (const plan of [onWindows('npx', ['a'], env, held), onWindows('node', ['a'], env, held)]) {
+      const { nodefaultcurrentdirectoryinexepath: _a, NODEFAULTCURRENTDIRECTORYINEXEPATH: _b, ...rest } = env;
+      expect(plan.env).toEqual({ ...rest, NoDefaultCurrentDirectoryInExePath: '1' });
+      expect(Object.keys(plan.env).filter((k) => k.toUpperCase() === 'NODEFAULTCURRENTDIRECTORYINEXEPATH')).toEqual(['NoDefaultCurrentDirectoryInExePath']);
+      expect('UNSET' in plan.env).toBe(true);
+    }
+    expect(env).toEqual(before);
+    expect(onWindows('node', [], { PATH: NODE_DIR }, [node]).env).toEqual({ PATH: NODE_DIR, NoDefaultCurrentDirectoryInExePath: '1' });
+  });
+
+  it('spawn-command: the file planned is a full path: PATH entries on the current drive are not searched', () => {
+    const held = ['C:\\tools\\tool.exe', 'C:\\work\\tool.exe', 'D:\\tools\\tool.exe'];
+    expect(refusal(() => onWindows('tool', [], { PATH: '\\tools;tools;C:tools' }, held)).message).toContain('in the 0 directories of PATH');
+    expect(onWindows('tool', [], { PATH: '\\tools;D:\\tools' }, held).file).toBe('D:\\tools\\tool.exe');
+    expect(onWindows('tool', [], { PATH: '\\\\srv\\share\\bin' }, ['\\\\srv\\share\\bin\\tool.exe']).file).toBe('\\\\srv\\share\\bin\\tool.exe');
+    // A path the operator gives is made full from the working directory, whatever its form.
+    expect(onWindows('\\tools\\tool.exe', [], {}, held).file).toBe('C:\\tools\\tool.exe');
+    expect(onWindows('.\\tool', [], {}, held).file).toBe('C:\\work\\tool.exe');
+    const relativeCwd = refusal(() => planSpawn({ command: '.\\tool.exe', args: [], env: {}, platform: 'win32', cwd: 'work', ...fsOf(['work\\tool.exe']) }));
+    expect(relativeCwd.code).toBe('COMMAND_NOT_FOUND');
+    expect(relativeCwd.message).toContain('give the full path to the program');
   });
 });
 
@@ -338,7 +446,7 @@ describe('spawn-command: properties', () => {
       fc.property(layout, ({ dirs, pathext, present, pathKey, extKey }) => {
         const dirNames = Array.from({ length: dirs }, (_, i) => `C:\\d${i}`);
         const held = present.filter(([d]) => d < dirs).map(([d, e]) => `C:\\d${d}\\tool${e}`);
-        const env = { [pathKey]: dirNames.join(';'), [extKey]: pathext.map((e) => e.toUpperCase()).join(';') };
+        const env = { ...SYS, [pathKey]: dirNames.join(';'), [extKey]: pathext.map((e) => e.toUpperCase()).join(';') };
         const tried = pathext.filter((e) => e !== '.js');
         const order = tried.length > 0 ? tried : ['.com', '.exe', '.bat', '.cmd'];
         const expected = dirNames.flatMap((d) => order.map((e) => `${d}\\tool${e}`)).find((f) => held.includes(f));
@@ -347,6 +455,7 @@ describe('spawn-command: properties', () => {
           return;
         }
         const plan = onWindows('tool', [], env, held);
+        expect(plan.file).toMatch(FULL_PATH);
         expect(expected.endsWith('.exe') || expected.endsWith('.com') ? plan.file : throughCmd(plan, env).script).toBe(expected);
       }),
       RUN,
