@@ -24,7 +24,7 @@ import { LongServerLine, PASS_THROUGH_MAX_BYTES } from './long-response.js';
 import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from './response-budget.js';
 import { ServerOutput } from './server-output.js';
-import { isRegularFile, planSpawn } from './spawn-command.js';
+import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
 
 export interface ProxyOptions {
   command: string;
@@ -85,7 +85,7 @@ class Proxy {
     const o = this.o;
     try {
       const env = o.env ?? process.env;
-      const plan = planSpawn({ command: o.command, args: o.args, env, platform: process.platform, cwd: process.cwd(), isFile: isRegularFile });
+      const plan = planSpawn({ command: o.command, args: o.args, env, platform: process.platform, cwd: process.cwd(), isFile: isRegularFile, readText: readSmallFile });
       this.child = spawn(plan.file, plan.args, { ...plan.options, stdio: ['pipe', 'pipe', 'inherit'], env: plan.env });
     } catch (e) {
       this.warn(`cannot start \`${this.name}\`: ${(e as Error).message}`);

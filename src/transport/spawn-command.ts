@@ -36,20 +36,37 @@
  *   command line arguments the wrong way"). A quote escaped as `^"` never opens cmd.exe's quoted
  *   mode, so every metacharacter of the argument stays behind a caret.
  * - **Twice escaped.** A batch shim forwards its arguments with `%*`, and cmd.exe parses that line
- *   again: each caret pass is removed once per parse. Every batch file is treated as such a shim
- *   (cross-spawn does this only under `node_modules\.bin`, which misses `npx.cmd` and `npm.cmd` in
- *   Node's own directory). A batch file that reads `%~1` instead sees the carets of the second
- *   pass: its arguments come out garbled, never run as commands.
+ *   again: each caret pass is removed once per parse, so the escaping covers exactly two parses (the
+ *   `/c` line and the `%*` line). cross-spawn assumes this only under `node_modules\.bin`, which
+ *   misses `npx.cmd` and `npm.cmd` in Node's own directory; here the batch file is read instead.
+ * - **Shims.** When an argument holds one of `" % ! ^ & | < > ( )`, the batch file is read (at most
+ *   64 KiB). It is a shim when its arguments reach it only through `%*`, handed once to one program:
+ *   no `%1`…`%9`, `%~1`, `SHIFT`, `%CMDCMDLINE%` or `EnableDelayedExpansion` anywhere, no line
+ *   continued by a caret; each `%*` is the last word of its line, outside quotes and outside any
+ *   `FOR`, on a line without `CALL`, and ends a command that is not `SET`, `IF` or `START` and does not
+ *   start cmd, `%COMSPEC%`, PowerShell or a `.cmd`/`.bat`. `%~dp0` (the batch file's own directory)
+ *   and `CALL :label` without arguments are allowed: the forms npm's and pnpm's cmd-shim write and
+ *   Node's own `npm.cmd` and `npx.cmd` are shims.
+ * - **What is guaranteed.** An argument that is not refused reaches the program a shim starts exactly
+ *   as that program's `CommandLineToArgvW` reads it, as long as that program is not itself a batch
+ *   file: the shim's text is checked, not what its variables or a bare `node` turn out to name (a
+ *   `node.cmd` ahead of `node.exe` on `PATH` would parse the arguments a third time). Any other batch
+ *   file may parse its arguments again (`%~1` strips the quotes; `set A=%*` then `%A%`, `call` and
+ *   delayed expansion parse them a third time), so for it an argument holding one of those characters
+ *   is refused. What is left means nothing to cmd.exe however often it parses it (no quote can end a
+ *   quoted run, nothing expands): such a batch file may split or change its arguments (spaces,
+ *   `, ; =`, wildcards), but none of its operators, redirections, blocks or variables can come from
+ *   one. A batch file made to run an argument as a command (`cmd /c %1`) still does.
  * - **`%`.** cmd.exe expands `%NAME%` (and `%NAME:~0,5%`, `%NAME:a=b%`) before it looks at carets
  *   and leaves an undefined name as it is. With a caret before every `%` and `:`, every name cmd.exe
  *   could read ends in `^`, so none is defined unless the environment has a name ending in `^`: an
  *   argument with `%` is refused in that environment. The second parse does not re-expand the text
  *   `%*` put in. **`!`** gets its caret too (harmless; `/v:off` already keeps it literal).
  * - **Refused**: a control character other than tab in an argument (cmd.exe ends the line at LF,
- *   drops CR, and a NUL ends the string), `%`, `"` or a control character in the script's path,
- *   PowerShell scripts and files of any other type.
+ *   drops CR, and a NUL ends the string), `%`, `"` or a control character in the script's path, a
+ *   command line over cmd.exe's 8191 characters, PowerShell scripts and files of any other type.
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { win32 } from 'node:path';
 
 /** Why a command cannot be started. */
@@ -61,7 +78,9 @@ export type SpawnCommandErrorCode =
   /** A batch file needs cmd.exe, and neither `ComSpec` nor `SystemRoot` names it by a full path. */
   | 'INTERPRETER_NOT_FOUND'
   /** An argument cannot pass through cmd.exe unchanged. `data.index` names it. */
-  | 'ARGUMENT_NOT_PASSABLE';
+  | 'ARGUMENT_NOT_PASSABLE'
+  /** The batch file's command line would be longer than cmd.exe reads. */
+  | 'COMMAND_LINE_TOO_LONG';
 
 /** Thrown by {@link planSpawn}; the message says what to do. */
 export class SpawnCommandError extends Error {
@@ -87,6 +106,8 @@ export interface SpawnCommandOptions {
   cwd: string;
   /** Whether a regular file exists at this path ({@link isRegularFile} outside tests). */
   isFile: (path: string) => boolean;
+  /** A file's bytes as Latin-1 text, or `undefined` when it is unreadable or over `maxBytes` ({@link readSmallFile} outside tests). */
+  readText: (path: string, maxBytes: number) => string | undefined;
 }
 
 /** What to give `child_process.spawn`. */
@@ -113,6 +134,15 @@ const DEFAULT_EXTENSIONS = ['.com', '.exe', '.bat', '.cmd'];
 /** ASCII characters cmd.exe gives no meaning in an argument; every other one gets a caret. */
 const CMD_META = /[^A-Za-z0-9_.\-/\\+@#$~\u0080-\uffff]/g;
 
+/** What cmd.exe can act on in an argument a batch file parses a third time, or unquotes (`%~1`). */
+const ACTIVE_IN_LATER_PARSE = /["%!^&|<>()]/;
+
+/** The longest batch file read to tell whether it is a shim. */
+export const SHIM_READ_LIMIT = 64 * 1024;
+
+/** The longest command line cmd.exe reads (its documented limit, in UTF-16 units). */
+export const CMD_LINE_LIMIT = 8191;
+
 /** The variable that keeps cmd.exe and `CreateProcess` from searching the current directory. */
 const NO_CWD_SEARCH = 'NoDefaultCurrentDirectoryInExePath';
 
@@ -123,7 +153,16 @@ export function planSpawn(o: SpawnCommandOptions): SpawnPlan {
   const env = childEnv(o.env);
   if (RUNNABLE.get(extensionOf(file)) === 'program') return { file, args: [...o.args], env, options: { windowsHide: true } };
   const shell = commandInterpreter(o.env, file);
-  const args = ['/d', '/v:off', '/s', '/c', `"${batchLine(file, o.args, o.env)}"`];
+  const args = ['/d', '/v:off', '/s', '/c', `"${batchLine(file, o)}"`];
+  // libuv joins verbatim arguments with one space after the program's path.
+  const length = [shell, ...args].join(' ').length;
+  if (length > CMD_LINE_LIMIT) {
+    throw new SpawnCommandError(
+      'COMMAND_LINE_TOO_LONG',
+      `the command line that runs the batch file ${file} would be ${length} characters, and cmd.exe reads at most ${CMD_LINE_LIMIT}: pass fewer or shorter arguments (a file or an environment variable can carry long values), or run the program the batch file starts directly`,
+      { file, length, limit: CMD_LINE_LIMIT },
+    );
+  }
   return { file: shell, args, env, options: { windowsHide: true, windowsVerbatimArguments: true } };
 }
 
@@ -133,6 +172,22 @@ export function isRegularFile(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return false;
+  }
+}
+
+/** A file's bytes as Latin-1 text, `undefined` when it cannot be read or holds more than `maxBytes`. */
+export function readSmallFile(path: string, maxBytes: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(maxBytes + 1);
+    let n = 0;
+    for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    return n > maxBytes ? undefined : buf.toString('latin1', 0, n);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -246,7 +301,8 @@ function resolveCommand(o: SpawnCommandOptions): string {
 }
 
 /** The line cmd.exe runs: the script in quotes, then each argument escaped for two parses. */
-function batchLine(script: string, args: readonly string[], env: NodeJS.ProcessEnv): string {
+function batchLine(script: string, o: SpawnCommandOptions): string {
+  const { args, env } = o;
   if (/[%"\0-\x1f]/.test(script)) {
     throw new SpawnCommandError(
       'COMMAND_NOT_RUNNABLE',
@@ -255,6 +311,7 @@ function batchLine(script: string, args: readonly string[], env: NodeJS.ProcessE
     );
   }
   const caretNamed = Object.keys(env).find((k) => k.endsWith('^') && env[k] !== undefined);
+  let notShim: string | null | undefined; // read once, when an argument needs it; null: a shim
   args.forEach((arg, index) => {
     const bad = /[\0-\x08\x0a-\x1f]/.exec(arg);
     if (bad !== null) {
@@ -272,8 +329,120 @@ function batchLine(script: string, args: readonly string[], env: NodeJS.ProcessE
         { index, variable: caretNamed },
       );
     }
+    const active = ACTIVE_IN_LATER_PARSE.exec(arg);
+    if (active === null) return;
+    if (notShim === undefined) {
+      const text = o.readText(script, SHIM_READ_LIMIT);
+      notShim = text === undefined ? `it cannot be read or is over ${SHIM_READ_LIMIT / 1024} KiB` : (notAShim(text) ?? null);
+    }
+    if (notShim === null) return;
+    throw new SpawnCommandError(
+      'ARGUMENT_NOT_PASSABLE',
+      `argument ${index + 1} holds \`${active[0]}\`, which cmd.exe could act on if the batch file ${script} parses its arguments again: it is not known to pass them on once as a generated shim does (${notShim}); run the program it starts directly (for a Node.js tool, \`node\` and its script), or leave \`${active[0]}\` out`,
+      { index, char: active[0], file: script, reason: notShim },
+    );
   });
   return [`"${script}"`, ...args.map((a) => escapeForCmd(escapeForCmd(quoteArgument(a))))].join(' ');
+}
+
+/**
+ * Why a batch file's text is not a shim that hands `%*` to one program once (see the module
+ * comment), or `undefined` when it is. The check reads cmd.exe's two steps of a line: percent
+ * expansion (where `%*` and numbered arguments stand), then quotes, carets, `&`, `|` and blocks.
+ */
+function notAShim(text: string): string | undefined {
+  const lines = text.split('\n').map((l) => l.replaceAll('\r', ''));
+  const blocks: boolean[] = []; // open parenthesised blocks: whether each is a FOR's
+  let forwards = 0;
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n]!;
+    const at = `line ${n + 1}`;
+    if (/enabledelayedexpansion/i.test(line)) return `${at} turns on delayed expansion`;
+    if (/cmdcmdline/i.test(line)) return `${at} reads %CMDCMDLINE%`;
+    if (/\bshift\b/i.test(line)) return `${at} shifts its arguments`;
+    const percent = percentTokens(line);
+    if (percent.numbered) return `${at} reads an argument by number`;
+    if (percent.stars.length > 1) return `${at} holds %* more than once`;
+    const star = percent.stars[0] ?? -1;
+    let quoted = false;
+    let command = 0; // where the command holding the current position starts
+    let bare = ''; // the line's text outside quotes, up to here
+    let checked = false;
+    for (let i = 0; i < line.length; i++) {
+      const c = line[i]!;
+      if (i === star) {
+        checked = true;
+        const whyNot = forwardingFault(line, star, { command, quoted, bare, blocks });
+        if (whyNot !== undefined) return `${at}: ${whyNot}`;
+        forwards++;
+      }
+      if (quoted) {
+        if (c === '"') quoted = false;
+        continue;
+      }
+      if (c === '^') {
+        if (i + 1 === line.length) return `${at} continues on the next line`;
+        i++;
+      } else if (c === '"') quoted = true;
+      else if (c === '(') blocks.push(/\bfor\b/i.test(bare)), (command = i + 1);
+      else if (c === ')') blocks.pop(), (command = i + 1);
+      else if (c === '&' || c === '|') command = i + 1;
+      bare += c;
+    }
+    // Percent expansion comes first: a `%*` after a caret (`^%*`) is expanded all the same.
+    if (star !== -1 && !checked) return `${at}: %* follows a caret`;
+  }
+  return forwards === 0 ? 'it never passes on %*' : undefined;
+}
+
+/**
+ * Why the `%*` at `star` is not handed to one program once, or `undefined`. `command` is where the
+ * command holding it starts, `bare` the line before it outside quotes, `blocks` the open blocks.
+ */
+function forwardingFault(
+  line: string,
+  star: number,
+  at: { command: number; quoted: boolean; bare: string; blocks: readonly boolean[] },
+): string | undefined {
+  const { command, quoted, bare, blocks } = at;
+  if (quoted) return '%* stands inside quotes';
+  if (blocks.includes(true)) return '%* is inside a FOR body';
+  if (/\bfor\b/i.test(bare)) return '%* is part of a FOR command';
+  if (/\bcall\b/i.test(line)) return 'the line that passes on %* uses CALL';
+  const words = line.slice(command, star).replace(/^[\s@]+/, '');
+  const program = (/^"[^"]*"?/.exec(words)?.[0] ?? /^[^\s=,;]*/.exec(words)![0]).replaceAll('"', '').toLowerCase();
+  if (program === '') return 'the arguments themselves are the command';
+  if (['set', 'if', 'for', 'start', 'call'].includes(program)) return `%* is part of a ${program.toUpperCase()} command`;
+  if (/comspec|(^|[\\/])(cmd|powershell|pwsh)(\.exe)?$|\.(bat|cmd)$/.test(program)) return `%* is passed to ${program}, which parses it again`;
+  if (!/\s/.test(line[star - 1] ?? '') || line.slice(star + 2).trim() !== '') return '%* is not the last word of its line';
+  return undefined;
+}
+
+/** cmd.exe's percent expansion of one batch line: where `%*` stands, and whether `%1`…`%9` or `%~…1` is read. */
+function percentTokens(line: string): { stars: number[]; numbered: boolean } {
+  const stars: number[] = [];
+  let numbered = false;
+  for (let i = 0; i < line.length; i++) {
+    if (line[i] !== '%') continue;
+    const next = line[i + 1];
+    if (next === undefined) break;
+    if (next === '%') i++; // `%%`: a literal `%` (a FOR variable's first half)
+    else if (next === '*') stars.push(i++);
+    else if (next >= '0' && next <= '9') {
+      numbered ||= next !== '0';
+      i++;
+    } else if (next === '~') {
+      // `%~dp0`, `%~$PATH:1`: modifiers, then the argument's number (0 is the batch file itself).
+      const m = /^~[a-z]*(?:\$[^:%]*:)?([0-9]?)/i.exec(line.slice(i + 1))!;
+      numbered ||= m[1] !== '0';
+      i += m[0].length;
+    } else {
+      const end = line.indexOf('%', i + 1); // `%NAME%`, `%NAME:~0,5%`, `%NAME:a=b%`
+      if (end === -1) break;
+      i = end;
+    }
+  }
+  return { stars, numbered };
 }
 
 /** One argument as `CommandLineToArgvW` reads it back: always quoted, quotes and their backslashes escaped. */

@@ -1,8 +1,8 @@
 /**
- * spawn-command: the Windows plan (resolution, cmd.exe and its environment, the cmd.exe line) on an
- * injected file system, checked against small reference parsers of cmd.exe and of
- * `CommandLineToArgvW`; and on this platform, the proxy still starting a real server through the
- * plan.
+ * spawn-command: the Windows plan (resolution, cmd.exe and its environment, the cmd.exe line, which
+ * batch files are shims) on an injected file system, checked against small reference parsers of
+ * cmd.exe and of `CommandLineToArgvW`; and on this platform, the file reader and the proxy still
+ * starting a real server through the plan.
  *
  * The cmd.exe model (after the published reverse-engineered description of its parser):
  * `/s /c` strips the first and last quote; percent expansion runs first and expands `%NAME%` or
@@ -11,12 +11,23 @@
  * A batch shim forwards `%*`, and cmd.exe runs one more caret pass over that text (percent
  * expansion does not rescan it). The program then reads its arguments by the MSVCRT rules.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runProxy } from '../../src/transport/proxy.js';
-import { planSpawn, SpawnCommandError, type SpawnCommandOptions, type SpawnPlan } from '../../src/transport/spawn-command.js';
+import {
+  CMD_LINE_LIMIT,
+  planSpawn,
+  readSmallFile,
+  SHIM_READ_LIMIT,
+  SpawnCommandError,
+  type SpawnCommandOptions,
+  type SpawnPlan,
+} from '../../src/transport/spawn-command.js';
 
 const RUN = { numRuns: Number(process.env.FC_RUNS ?? 500), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) };
 
@@ -105,9 +116,10 @@ function argvOf(line: string): string[] {
 /**
  * What a batch shim's program receives from a plan: cmd.exe's `/s /c` string, percent expansion
  * (none may happen), the outer caret pass (only the script's own quotes bare), the `%*` pass
- * (nothing bare), then `CommandLineToArgvW`.
+ * (nothing bare), then `CommandLineToArgvW`. `text` is the program's command line after the script,
+ * which a batch file that parses its arguments again would parse a third time.
  */
-function throughCmd(plan: SpawnPlan, env: NodeJS.ProcessEnv): { script: string; args: string[] } {
+function throughCmd(plan: SpawnPlan, env: NodeJS.ProcessEnv): { script: string; args: string[]; text: string } {
   expect(plan.options).toEqual({ windowsHide: true, windowsVerbatimArguments: true });
   expect(plan.args.slice(0, 4)).toEqual(['/d', '/v:off', '/s', '/c']);
   expect(plan.args).toHaveLength(5);
@@ -122,19 +134,34 @@ function throughCmd(plan: SpawnPlan, env: NodeJS.ProcessEnv): { script: string; 
   expect(outer.bare).toEqual([0]); // the script's opening quote; its closing one ends the quoted run
   const shim = caretPass(outer.text.slice(end + 1));
   expect(shim.bare).toEqual([]);
-  return { script: line.slice(1, end), args: argvOf(shim.text) };
+  return { script: line.slice(1, end), args: argvOf(shim.text), text: shim.text };
+}
+
+/** What the program gets through a shim: the script and the arguments. */
+function shimArgs(plan: SpawnPlan, env: NodeJS.ProcessEnv): { script: string; args: string[] } {
+  const { script, args } = throughCmd(plan, env);
+  return { script, args };
 }
 
 // ------------------------------------------------------------------ helpers
 
-/** A Windows file system holding these files (names compared without case). */
-function fsOf(held: string[]): Pick<SpawnCommandOptions, 'isFile'> {
-  const byName = new Set(held.map((p) => p.toLowerCase()));
-  return { isFile: (path) => byName.has(path.toLowerCase()) };
+/**
+ * A Windows file system holding these files (names compared without case); each holds `texts[path]`,
+ * else Node's own npx.cmd. A file over `maxBytes` reads as `undefined`, as {@link readSmallFile} does.
+ */
+function fsOf(held: string[], texts: Record<string, string> = {}): Pick<SpawnCommandOptions, 'isFile' | 'readText'> {
+  const byName = new Map(held.map((p) => [p.toLowerCase(), texts[p] ?? NODE_NPX_CMD]));
+  return {
+    isFile: (path) => byName.has(path.toLowerCase()),
+    readText: (path, maxBytes) => {
+      const text = byName.get(path.toLowerCase());
+      return text === undefined || Buffer.byteLength(text, 'latin1') > maxBytes ? undefined : text;
+    },
+  };
 }
 
-function onWindows(command: string, args: string[], env: NodeJS.ProcessEnv, held: string[]): SpawnPlan {
-  return planSpawn({ command, args, env, platform: 'win32', cwd: CWD, ...fsOf(held) });
+function onWindows(command: string, args: string[], env: NodeJS.ProcessEnv, held: string[], texts?: Record<string, string>): SpawnPlan {
+  return planSpawn({ command, args, env, platform: 'win32', cwd: CWD, ...fsOf(held, texts) });
 }
 
 /** A full path as Windows takes it without searching: `C:\…` or `\\server\share\…`. */
@@ -160,6 +187,75 @@ function childEnvOf(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, NoDefaultCurrentDirectoryInExePath: '1' };
 }
 
+// ------------------------------------------------------------------ batch files as installed
+
+/** Node's own npx.cmd (npm 10): `%~dp0` is the script's own directory, `%%F` a FOR variable. */
+const NODE_NPX_CMD = [
+  ':: Created by npm, please don\'t edit manually.',
+  '@ECHO OFF',
+  '',
+  'SETLOCAL',
+  '',
+  'SET "NODE_EXE=%~dp0\\node.exe"',
+  'IF NOT EXIST "%NODE_EXE%" (',
+  '  SET "NODE_EXE=node"',
+  ')',
+  '',
+  'SET "NPM_PREFIX_JS=%~dp0\\node_modules\\npm\\bin\\npm-prefix.js"',
+  'SET "NPX_CLI_JS=%~dp0\\node_modules\\npm\\bin\\npx-cli.js"',
+  'FOR /F "delims=" %%F IN (\'CALL "%NODE_EXE%" "%NPM_PREFIX_JS%"\') DO (',
+  '  SET "NPM_PREFIX_NPX_CLI_JS=%%F\\node_modules\\npm\\bin\\npx-cli.js"',
+  ')',
+  'IF EXIST "%NPM_PREFIX_NPX_CLI_JS%" (',
+  '  SET "NPX_CLI_JS=%NPM_PREFIX_NPX_CLI_JS%"',
+  ')',
+  '',
+  '"%NODE_EXE%" "%NPX_CLI_JS%" %*',
+  '',
+].join('\r\n');
+
+/** Node's npm.cmd of npm 9, which asks npm itself for the global prefix. */
+const NODE_NPM9_CMD = NODE_NPX_CMD.replaceAll('npx-cli.js', 'npm-cli.js')
+  .replaceAll('NPX_CLI_JS', 'NPM_CLI_JS')
+  .replace('SET "NPM_PREFIX_JS=%~dp0\\node_modules\\npm\\bin\\npm-prefix.js"\r\n', '')
+  .replace('"%NPM_PREFIX_JS%"\'', '"%NPM_CLI_JS%" prefix -g\'');
+
+/** An older gradlew.bat: it keeps `%*` in a variable and expands it on a later line, a third parse. */
+const NOT_SHIM_GRADLEW =
+  '@if "%DEBUG%" == "" @echo off\r\nset CMD_LINE_ARGS=%*\r\n"%JAVA_EXE%" -classpath "%CLASSPATH%" org.gradle.wrapper.GradleWrapperMain %CMD_LINE_ARGS%\r\n';
+
+/** The head npm's cmd-shim writes: a subroutine sets `dp0` (CALL without arguments). */
+const CMD_SHIM_HEAD = '@ECHO off\r\nGOTO start\r\n:find_dp0\r\nSET dp0=%~dp0\r\nEXIT /b\r\n:start\r\nSETLOCAL\r\nCALL :find_dp0\r\n';
+
+/** npm's cmd-shim for a `#!/usr/bin/env node` bin (`node_modules\\.bin\\*.cmd`, `%APPDATA%\\npm\\*.cmd`). */
+const CMD_SHIM_NODE =
+  CMD_SHIM_HEAD +
+  '\r\nIF EXIST "%dp0%\\node.exe" (\r\n  SET "_prog=%dp0%\\node.exe"\r\n) ELSE (\r\n  SET "_prog=node"\r\n  SET PATHEXT=%PATHEXT:;.JS;=;%\r\n)\r\n\r\n' +
+  'endLocal & goto #_undefined_# 2>NUL || title %COMSPEC% & "%_prog%"  "%dp0%\\..\\@modelcontextprotocol\\server-filesystem\\dist\\index.js" %*\r\n';
+
+/** npm's cmd-shim for a bin without a shebang: the target itself is started. */
+const cmdShimDirect = (target: string): string => `${CMD_SHIM_HEAD}"%dp0%\\${target}"   %*\r\n`;
+
+/** The older cmd-shim form (npm 6, pnpm's @zkochan/cmd-shim): one `%*` line in each branch of an IF. */
+const BLOCK_SHIM = [
+  '@SETLOCAL',
+  '@IF NOT DEFINED NODE_PATH (',
+  '  @SET "NODE_PATH=C:\\work\\node_modules\\.pnpm\\node_modules"',
+  ') ELSE (',
+  '  @SET "NODE_PATH=C:\\work\\node_modules\\.pnpm\\node_modules;%NODE_PATH%"',
+  ')',
+  '@IF EXIST "%~dp0\\node.exe" (',
+  '  "%~dp0\\node.exe"  "%~dp0\\..\\server\\dist\\index.js" %*',
+  ') ELSE (',
+  '  @SET PATHEXT=%PATHEXT:;.JS;=;%',
+  '  node  "%~dp0\\..\\server\\dist\\index.js" %*',
+  ')',
+  '',
+].join('\n');
+
+/** pnpm's one-line shim for a given node. */
+const PNPM_NODE_SHIM = '@SETLOCAL\r\n@"C:\\Users\\me\\.pnpm\\nodejs\\20.11.0\\node.exe"  "%~dp0\\..\\server\\index.js" %*\r\n';
+
 // ------------------------------------------------------------------ tests
 
 describe('spawn-command: reference parsers', () => {
@@ -184,7 +280,7 @@ describe('spawn-command: reference parsers', () => {
 describe('spawn-command: plans', () => {
   it('spawn-command: elsewhere than Windows the command goes to spawn as it is', () => {
     const env = { PATH: '/usr/bin', ComSpec: 'cmd.exe' };
-    const plan = planSpawn({ command: 'npx', args: ['-y', 'a&b|c'], env, platform: 'linux', cwd: '/', isFile: () => false });
+    const plan = planSpawn({ command: 'npx', args: ['-y', 'a&b|c'], env, platform: 'linux', cwd: '/', isFile: () => false, readText: () => undefined });
     expect(plan).toEqual({ file: 'npx', args: ['-y', 'a&b|c'], env, options: {} });
     expect(plan.env).toBe(env);
   });
@@ -195,7 +291,7 @@ describe('spawn-command: plans', () => {
     expect(plan.args[4]).toBe(
       '""C:\\Program Files\\nodejs\\npx.cmd" ^^^"-y^^^" ^^^"@modelcontextprotocol/server-filesystem^^^" ^^^"C^^^:\\My^^^ Files^^^""',
     );
-    expect(throughCmd(plan, BASE_ENV)).toEqual({ script: NPX, args: ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\My Files'] });
+    expect(shimArgs(plan, BASE_ENV)).toEqual({ script: NPX, args: ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\My Files'] });
   });
 
   it('spawn-command: a program runs directly with its arguments as given', () => {
@@ -242,7 +338,7 @@ describe('spawn-command: plans', () => {
     const dir = 'C:\\Program Files (x86)\\R&D tools!';
     const env = { ...SYS, PATH: `"${dir}"` };
     const plan = onWindows('serve', ['x y'], env, [`${dir}\\serve.bat`]);
-    expect(throughCmd(plan, env)).toEqual({ script: `${dir}\\serve.bat`, args: ['x y'] });
+    expect(shimArgs(plan, env)).toEqual({ script: `${dir}\\serve.bat`, args: ['x y'] });
   });
 
   it('spawn-command: the current directory and relative PATH entries are not searched', () => {
@@ -280,7 +376,7 @@ describe('spawn-command: plans', () => {
       expect(e.message).toContain('argument 2 holds a control character');
       expect(e.data.index).toBe(1);
     }
-    expect(throughCmd(onWindows('npx', ['a\tb'], BASE_ENV, [NPX]), BASE_ENV).args).toEqual(['a\tb']);
+    expect(shimArgs(onWindows('npx', ['a\tb'], BASE_ENV, [NPX]), BASE_ENV).args).toEqual(['a\tb']);
   });
 
   it('spawn-command: a batch file whose path holds `%` is refused', () => {
@@ -294,7 +390,7 @@ describe('spawn-command: plans', () => {
     const e = refusal(() => onWindows('npx', ['%a^%'], env, [NPX]));
     expect(e.code).toBe('ARGUMENT_NOT_PASSABLE');
     expect(e.message).toContain('`a^`');
-    expect(throughCmd(onWindows('npx', ['no percent'], env, [NPX]), env).args).toEqual(['no percent']);
+    expect(shimArgs(onWindows('npx', ['no percent'], env, [NPX]), env).args).toEqual(['no percent']);
   });
 });
 
@@ -314,7 +410,7 @@ describe('spawn-command: cmd.exe and the child environment', () => {
     const held = [NPX, 'C:\\work\\cmd.exe', 'C:\\work\\npx.cmd'];
     const plan = onWindows('npx', ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\work'], SDK_ENV, held);
     expect(plan.file).toBe('C:\\WINDOWS\\System32\\cmd.exe');
-    expect(throughCmd(plan, SDK_ENV)).toEqual({ script: NPX, args: ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\work'] });
+    expect(shimArgs(plan, SDK_ENV)).toEqual({ script: NPX, args: ['-y', '@modelcontextprotocol/server-filesystem', 'C:\\work'] });
     for (const key of ['SystemRoot', 'systemroot', 'SYSTEMROOT']) {
       expect(onWindows('npx', [], { PATH: NODE_DIR, [key]: 'D:\\Win' }, [NPX]).file).toBe('D:\\Win\\System32\\cmd.exe');
     }
@@ -393,6 +489,111 @@ describe('spawn-command: cmd.exe and the child environment', () => {
   });
 });
 
+describe('spawn-command: which batch files are shims', () => {
+  /** Arguments a third parse would turn into commands, and ones only a missing escape would garble. */
+  const HOSTILE = ['a"&calc', '"&calc&"', '%PATH%', '!PATH!', 'x^', '(a) | b > c < d', 'C:\\My Files\\', 'a\\"b'];
+
+  it('spawn-command: the shims npm, pnpm and Node install pass every argument on exactly', () => {
+    const shims: Record<string, string> = {
+      "Node's npx.cmd": NODE_NPX_CMD,
+      "Node's npm.cmd of npm 9": NODE_NPM9_CMD,
+      "npm's cmd-shim for a node bin": CMD_SHIM_NODE,
+      "npm's cmd-shim for a program": cmdShimDirect('..\\server\\bin\\server.exe'),
+      'the IF-block shim of npm 6 and pnpm': BLOCK_SHIM,
+      "pnpm's shim for a given node": PNPM_NODE_SHIM,
+      'a percent sign escaped as %% before %*': '@echo 100%%* sure\r\nnode "%~dp0\\x.js" %*\r\n',
+    };
+    for (const [name, text] of Object.entries(shims)) {
+      const script = 'C:\\work\\node_modules\\.bin\\server.cmd';
+      const plan = onWindows('server', HOSTILE, { ...SYS, PATH: 'C:\\work\\node_modules\\.bin' }, [script], { [script]: text });
+      expect(shimArgs(plan, SYS), name).toEqual({ script, args: HOSTILE });
+    }
+  });
+
+  /** Batch files that are not known to pass `%*` on once, and the reason each is given. */
+  const NOT_SHIMS: [string, string, string][] = [
+    ['older gradlew.bat', NOT_SHIM_GRADLEW, 'line 2: %* is part of a SET command'],
+    ['argument slurping', ':loop\r\nif "x%~1" == "x" goto run\r\nset ARGS=%ARGS% %1\r\n', 'line 2 reads an argument by number'],
+    ['%1 read', 'node x.js %1 %*', 'line 1 reads an argument by number'],
+    ['%~f1 read', 'node %~f1 %*', 'line 1 reads an argument by number'],
+    ['%~$PATH:1 read', 'echo %~$PATH:1\nnode x.js %*', 'line 1 reads an argument by number'],
+    ['a CALL forward', '@call "%~dp0\\run.cmd" %*', 'line 1: the line that passes on %* uses CALL'],
+    ['delayed expansion', '@echo off\nsetlocal EnableDelayedExpansion\nnode "%~dp0\\x.js" %*', 'line 2 turns on delayed expansion'],
+    ["pnpm's shim for a .bat", '@SETLOCAL\n@IF EXIST "%~dp0\\cmd.exe" (\n  "%~dp0\\cmd.exe" /C "%~dp0\\src.bat" %*\n) ELSE (\n  cmd /C "%~dp0\\src.bat" %*\n)\n', 'line 3: %* is passed to %~dp0\\cmd.exe, which parses it again'],
+    ["cmd-shim's for a .cmd", cmdShimDirect('..\\tool\\bin\\tool.cmd'), 'line 9: %* is passed to %dp0%\\..\\tool\\bin\\tool.cmd, which parses it again'],
+    ['a cmd.exe by ComSpec', '%COMSPEC% /c node x.js %*', 'line 1: %* is passed to %comspec%, which parses it again'],
+    ['PowerShell', 'powershell -NoProfile -File "%~dp0\\x.ps1" %*', 'line 1: %* is passed to powershell, which parses it again'],
+    ['a redirection after %*', 'node "%~dp0\\x.js" %* 2>NUL', 'line 1: %* is not the last word of its line'],
+    ['%* glued to a word', 'node "%~dp0\\x.js" --%*', 'line 1: %* is not the last word of its line'],
+    ['%* in quotes', 'node "%~dp0\\x.js %*"', 'line 1: %* stands inside quotes'],
+    ['%* after a caret', 'node x.js ^%*', 'line 1: %* follows a caret'],
+    ['%* as the command', '@%*', 'line 1: the arguments themselves are the command'],
+    ['%* in a FOR body', 'for %%a in (1 2) do (\n  node x.js %*\n)', 'line 2: %* is inside a FOR body'],
+    ['%* in a one-line FOR', 'for %%a in (1) do node x.js %*', 'line 1: %* is part of a FOR command'],
+    ['%* in a one-line IF', 'if exist x.js node x.js %*', 'line 1: %* is part of a IF command'],
+    ['SHIFT', 'shift\nnode x.js %*', 'line 1 shifts its arguments'],
+    ['%CMDCMDLINE%', 'set "L=%CMDCMDLINE%"\nnode x.js %*', 'line 1 reads %CMDCMDLINE%'],
+    ['a line continued', 'node x.js ^\n  %*', 'line 1 continues on the next line'],
+    ['%* twice', 'node x.js %* %*', 'line 1 holds %* more than once'],
+    ['no %*', '@echo off\r\necho hello\r\n', 'it never passes on %*'],
+  ];
+
+  it('spawn-command: a batch file that may parse its arguments again refuses the characters cmd.exe acts on, naming the argument', () => {
+    const script = 'C:\\work\\run.cmd';
+    for (const [name, text, reason] of NOT_SHIMS) {
+      for (const [i, ch] of [...'"%!^&|<>()'].entries()) {
+        const args = ['--port', '8080', `a${ch}b`];
+        const e = refusal(() => onWindows('.\\run.cmd', args, SYS, [script], { [script]: text }));
+        expect(e.code, name).toBe('ARGUMENT_NOT_PASSABLE');
+        expect(e.data, name).toEqual({ index: 2, char: ch, file: script, reason });
+        if (i > 0) continue;
+        expect(e.message).toContain(`argument 3 holds \`${ch}\`, which cmd.exe could act on if the batch file ${script} parses its arguments again`);
+        expect(e.message).toContain(`(${reason})`);
+        expect(e.message).toContain('run the program it starts directly');
+      }
+      // Arguments without them pass, exactly through the shim's two parses.
+      const safe = ['C:\\My Files\\', 'a=b,c;d', '*.txt', '~/x', 'é 😀', 'tab\there', ''];
+      expect(shimArgs(onWindows('.\\run.cmd', safe, SYS, [script], { [script]: text }), SYS), name).toEqual({ script, args: safe });
+    }
+  });
+
+  it('spawn-command: a batch file that cannot be read, or is over 64 KiB, is not a shim', () => {
+    const e = refusal(() => planSpawn({ command: NPX, args: ['a&b'], env: SYS, platform: 'win32', cwd: CWD, isFile: () => true, readText: () => undefined }));
+    expect(e.data.reason).toBe('it cannot be read or is over 64 KiB');
+    const padded = (size: number): string => NODE_NPX_CMD + ':: ' + 'x'.repeat(size - NODE_NPX_CMD.length - 3);
+    expect(shimArgs(onWindows('npx', ['a&b'], { ...SYS, PATH: NODE_DIR }, [NPX], { [NPX]: padded(SHIM_READ_LIMIT) }), SYS).args).toEqual(['a&b']);
+    expect(refusal(() => onWindows('npx', ['a&b'], { ...SYS, PATH: NODE_DIR }, [NPX], { [NPX]: padded(SHIM_READ_LIMIT + 1) })).data.reason).toBe(
+      'it cannot be read or is over 64 KiB',
+    );
+  });
+
+  it('spawn-command: the batch file is read only when an argument needs it, and then once', () => {
+    const reads: string[] = [];
+    const fs = fsOf([NPX]);
+    const plan = (args: string[]): SpawnPlan =>
+      planSpawn({ command: 'npx', args, env: { ...SYS, PATH: NODE_DIR }, platform: 'win32', cwd: CWD, isFile: fs.isFile, readText: (p, max) => (reads.push(p), fs.readText(p, max)) });
+    plan(['-y', 'server', 'C:\\My Files']);
+    expect(reads).toEqual([]);
+    plan(['a&b', 'c|d', '%x%']);
+    expect(reads).toEqual([NPX]);
+  });
+
+  it('spawn-command: a command line over cmd.exe\'s 8191 characters is refused; one at the limit is not', () => {
+    const env = { ...SYS, PATH: NODE_DIR };
+    const lineOf = (plan: SpawnPlan): number => [plan.file, ...plan.args].join(' ').length;
+    const room = CMD_LINE_LIMIT - lineOf(onWindows('npx', [''], env, [NPX]));
+    expect(lineOf(onWindows('npx', ['a'.repeat(room)], env, [NPX]))).toBe(CMD_LINE_LIMIT);
+    const e = refusal(() => onWindows('npx', ['a'.repeat(room + 1)], env, [NPX]));
+    expect(e.code).toBe('COMMAND_LINE_TOO_LONG');
+    expect(e.data).toEqual({ file: NPX, length: CMD_LINE_LIMIT + 1, limit: CMD_LINE_LIMIT });
+    expect(e.message).toContain(`would be ${CMD_LINE_LIMIT + 1} characters, and cmd.exe reads at most ${CMD_LINE_LIMIT}`);
+    // Escaping counts: 2100 `&` take four characters each on the line.
+    expect(refusal(() => onWindows('npx', ['&'.repeat(2100)], env, [NPX])).code).toBe('COMMAND_LINE_TOO_LONG');
+    // A program is not started through cmd.exe: its limit is CreateProcess's, Node's to report.
+    expect(onWindows('node', ['a'.repeat(20_000)], env, [`${NODE_DIR}\\node.exe`]).args[0]).toHaveLength(20_000);
+  });
+});
+
 // ------------------------------------------------------------------ properties
 
 /** cmd.exe and MSVCRT metacharacters, with letters and `:~,=` to build `%NAME:~0,5%` forms. */
@@ -411,7 +612,7 @@ describe('spawn-command: properties', () => {
         const dir = `C:\\${part}\\bin`;
         const env = { ...FUZZ_ENV, Path: `${dir.includes(';') ? `"${dir}"` : dir};${NODE_DIR}` };
         const plan = onWindows('npx', args, env, [`${dir}\\npx.cmd`, NPX]);
-        expect(throughCmd(plan, env)).toEqual({ script: `${dir}\\npx.cmd`, args });
+        expect(shimArgs(plan, env)).toEqual({ script: `${dir}\\npx.cmd`, args });
       }),
       RUN,
     );
@@ -456,7 +657,35 @@ describe('spawn-command: properties', () => {
         }
         const plan = onWindows('tool', [], env, held);
         expect(plan.file).toMatch(FULL_PATH);
-        expect(expected.endsWith('.exe') || expected.endsWith('.com') ? plan.file : throughCmd(plan, env).script).toBe(expected);
+        expect(expected.endsWith('.exe') || expected.endsWith('.com') ? plan.file : shimArgs(plan, env).script).toBe(expected);
+      }),
+      RUN,
+    );
+  });
+
+  it('spawn-command: a batch file that is not a shim gets only arguments a third parse cannot act on', () => {
+    const script = 'C:\\work\\run.cmd';
+    const gradlew = NOT_SHIM_GRADLEW;
+    /** Characters an argument may hold for it: what cmd.exe takes as text, in any number of parses. */
+    const calmChar = fc.constantFrom(...' \t\\:~,=;a5*?/@#$+-_.\'`[]{}', 'é', '😀');
+    const calm = fc.array(fc.oneof({ weight: 4, arbitrary: calmChar }, { weight: 1, arbitrary: fc.constantFrom('\\\\', 'C:\\My Files\\', ' ') }), { maxLength: 12 }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(fc.array(fc.oneof({ weight: 3, arbitrary: calm }, { weight: 1, arbitrary: argument }), { maxLength: 5 }), (args) => {
+        const first = args.findIndex((a) => /["%!^&|<>()]/.test(a));
+        if (first !== -1) {
+          const e = refusal(() => onWindows('.\\run.cmd', args, SYS, [script], { [script]: gradlew }));
+          expect(e.code).toBe('ARGUMENT_NOT_PASSABLE');
+          expect(e.data.index).toBe(first);
+          return;
+        }
+        const { args: got, text } = throughCmd(onWindows('.\\run.cmd', args, SYS, [script], { [script]: gradlew }), SYS);
+        expect(got).toEqual(args);
+        // `set A=%*` then `%A%`, or `call`: a third parse, in which only the quotes around each argument are bare.
+        const third = caretPass(text);
+        expect(third.bare.map((i) => text[i]).filter((c) => c !== '"' && c !== '\t')).toEqual([]);
+        expect(text).not.toMatch(/[%!^]/);
+        // `%~1` strips the quotes: what is left is text to cmd.exe.
+        for (const a of got) expect(a).not.toMatch(/[&|<>()^%!"]/);
       }),
       RUN,
     );
@@ -481,5 +710,26 @@ describe('spawn-command: the proxy', () => {
     expect(answer.result.content.length).toBeGreaterThan(0);
     stdin.end();
     expect(await exit).toBe(0);
+  });
+});
+
+describe('spawn-command: reading a batch file', () => {
+  it('spawn-command: readSmallFile gives the bytes as Latin-1, or nothing for a file over the cap, a directory or no file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spawn-command-'));
+    try {
+      const file = join(dir, 'npx.cmd');
+      writeFileSync(file, Buffer.from([0x40, 0x65, 0x63, 0x68, 0x6f, 0x20, 0xe9, 0x82, 0x0d, 0x0a]));
+      expect(readSmallFile(file, 64)).toBe('@echo \u00e9\u0082\r\n');
+      expect(readSmallFile(file, 10)).toBe('@echo \u00e9\u0082\r\n');
+      expect(readSmallFile(file, 9)).toBeUndefined();
+      const big = join(dir, 'big.cmd');
+      writeFileSync(big, 'x'.repeat(SHIM_READ_LIMIT + 1));
+      expect(readSmallFile(big, SHIM_READ_LIMIT)).toBeUndefined();
+      expect(readSmallFile(big, SHIM_READ_LIMIT + 1)).toHaveLength(SHIM_READ_LIMIT + 1);
+      expect(readSmallFile(dir, SHIM_READ_LIMIT)).toBeUndefined();
+      expect(readSmallFile(join(dir, 'none.cmd'), SHIM_READ_LIMIT)).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
