@@ -1,0 +1,108 @@
+/**
+ * The exact wire size of a long string: the bytes `JSON.stringify` writes for its content (escaped,
+ * UTF-8, without the quotes), without building the escaped string.
+ *
+ * A WebAssembly SIMD kernel (src/engine/wasm/escape-count.c, committed as base64 in
+ * ./wasm/escape-count-wasm.ts) counts them from the string's UTF-16 code units, copied into its
+ * memory in windows that never split a surrogate pair; lone surrogates are counted as the six bytes
+ * `JSON.stringify` writes for them. Where WebAssembly SIMD is missing, the JavaScript reference
+ * (`escapedLength`: a native check, then the native serializer) answers. The module is compiled
+ * synchronously on first use, not at import.
+ */
+import { ESCAPE_COUNT_WASM_BASE64 } from './wasm/escape-count-wasm.js';
+import { escapedLength } from './wire.js';
+
+/** The little of the WebAssembly API used here (the project's TS libs do not declare it). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: object };
+};
+
+interface KernelExports {
+  memory: { readonly buffer: ArrayBuffer };
+  heap_base(): number;
+  measure(ptr: number, units: number): number;
+}
+
+interface Kernel {
+  measure: (ptr: number, units: number) => number;
+  /** Where units are copied: after a zero unit, 16-byte aligned. */
+  data: number;
+  /** The memory from `data` on (the memory never grows). */
+  buf: Buffer;
+  /** Units per window (one more unit, written 0, follows the last). */
+  units: number;
+}
+
+/** Below this length the regex of the reference costs less than a call into the kernel. */
+export const ESCAPE_COUNT_MIN_UNITS = 48;
+
+/** undefined: not tried yet; null: this runtime has no WebAssembly SIMD. */
+let kernel: Kernel | null | undefined;
+
+function load(): Kernel | null {
+  try {
+    const bytes = Buffer.from(ESCAPE_COUNT_WASM_BASE64, 'base64');
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as KernelExports;
+    // The unit before the first one copied stays 0 (the kernel reads it as a neighbour).
+    const data = ((exports.heap_base() + 15) & ~15) + 16;
+    const memory = exports.memory.buffer;
+    const units = ((memory.byteLength - data) >> 1) - 1;
+    return { measure: exports.measure, data, buf: Buffer.from(memory, data, memory.byteLength - data), units };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether this runtime runs the WebAssembly SIMD kernel (compiles it on first call). */
+export function escapeCountWasmAvailable(): boolean {
+  if (kernel === undefined) kernel = load();
+  return kernel !== null;
+}
+
+/**
+ * Bytes `JSON.stringify(s)` writes between its quotes, as UTF-8. Perf: the kernel for long
+ * strings (≈ 0.1 ns a unit of ASCII), the reference for short ones.
+ */
+export function escapedSize(s: string): number {
+  if (s.length < ESCAPE_COUNT_MIN_UNITS) return escapedLength(s);
+  if (kernel === undefined) kernel = load();
+  return kernel === null ? escapedLength(s) : measureWith(kernel, s);
+}
+
+/** The JavaScript reference of {@link escapedSize} (what runs without WebAssembly SIMD). */
+export function escapedSizeJs(s: string): number {
+  return escapedLength(s);
+}
+
+/**
+ * {@link escapedSize} on the kernel whatever the length; throws if the runtime cannot run it.
+ * `windowUnits` (tests) makes the windows smaller than the kernel's memory allows.
+ */
+export function escapedSizeWasm(s: string, windowUnits?: number): number {
+  if (!escapeCountWasmAvailable()) throw new Error('WebAssembly SIMD is not available');
+  return measureWith(kernel!, s, Math.max(2, Math.min(windowUnits ?? Infinity, kernel!.units)));
+}
+
+function measureWith(k: Kernel, s: string, window = k.units): number {
+  const n = s.length;
+  if (n <= window) return run(k, s, n);
+  let total = 0;
+  for (let i = 0; i < n; ) {
+    let end = Math.min(n, i + window);
+    // A window never ends on a high surrogate (its pair would be in the next window).
+    if (end < n && (s.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+    total += run(k, s.slice(i, end), end - i);
+    i = end;
+  }
+  return total;
+}
+
+/** One window: the units copied in raw (lone surrogates kept), a zero unit after them. */
+function run(k: Kernel, s: string, n: number): number {
+  const buf = k.buf;
+  buf.write(s, 0, 'utf16le');
+  buf[2 * n] = 0;
+  buf[2 * n + 1] = 0;
+  return k.measure(k.data, n) >>> 0;
+}
