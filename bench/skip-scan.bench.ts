@@ -5,6 +5,9 @@
  *
  * Variants, per fixture:
  *   - floor            — `buf.indexOf(10)` over the whole buffer (no newline in it: a full pass)
+ *   - copy             — the host's share of scanSkipWasm: the bytes copied in 256 KiB windows into
+ *                        one reused buffer (as the host copies them into the kernel's memory), so
+ *                        that scanSkipWasm − copy is the kernel's own cost
  *   - scanSkipJs       — the JavaScript reference (src/engine/skip-scan.ts)
  *   - scanSkipWasm     — the WebAssembly SIMD kernel (src/engine/skip-scan-wasm.ts; copies the
  *                        bytes into its memory in windows of up to 256 KiB, included in the time)
@@ -23,25 +26,30 @@
  * tinybench: ≥ 1500 ms and ≥ 5 samples per task after 2 warmup calls; median per call, in ns/byte.
  *
  * Results — Intel Xeon Processor (2 vCPU, model name "Intel(R) Xeon(R) Processor"), 23.5 GiB RAM,
- * Node v20.20.2, linux-x64, 2026-12-02, taken when the machine was idle (runs under load from other
- * jobs came out up to 2–3× slower, the floor included):
+ * Node v20.20.2, linux-x64, 2026-12-03, load 2.2–2.9 from other jobs (wall-clock medians; idle runs
+ * come out faster, the floor included). The kernel of this commit; two runs alternated with the
+ * previous kernel (commit a3c41eb), the second shown:
  *
- * | fixture | floor ns/B | scanSkipJs ns/B | scanSkipWasm ns/B | wasm / floor | js / floor | js / wasm |
- * | --- | --- | --- | --- | --- | --- | --- |
- * | string (skip) | 0.047 | 1.114 | 0.221 | 4.65× | 23.5× | 5.1× |
- * | array (skip) | 0.041 | 3.288 | 0.270 | 6.65× | 80.9× | 12.2× |
- * | array (bulk) | 0.041 | 3.444 | 0.365 | 8.98× | 84.8× | 9.4× |
- * (A second idle run: string 0.036 / 1.212 / 0.174, array skip 0.042 / 3.115 / 0.260, bulk
- * 0.042 / 3.175 / 0.357.)
+ * | fixture | floor ns/B | copy ns/B | scanSkipJs ns/B | scanSkipWasm ns/B | wasm − copy ns/B | wasm / floor | js / floor | js / wasm |
+ * | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+ * | string (skip) | 0.041 | 0.050 | 1.120 | 0.171 | 0.122 | 4.21× | 27.5× | 6.5× |
+ * | array (skip) | 0.038 | 0.048 | 3.340 | 0.230 | 0.182 | 5.99× | 87.1× | 14.6× |
+ * | array (bulk) | 0.038 | 0.048 | 3.456 | 0.276 | 0.228 | 7.19× | 90.1× | 12.5× |
+ * (First run: wasm 0.172 / 0.240 / 0.280. The previous kernel in the same session: wasm 0.207 /
+ * 0.272 / 0.360 and 0.209 / 0.278 / 0.365, that is wasm − copy 0.16 / 0.23 / 0.31.)
  *
- * Reading: the WebAssembly scanner is 5–12× faster than the JavaScript reference (0.17–0.37 ns/B),
- * but 4.7–9× the in-memory `indexOf` floor, which neither copies nor classifies bytes: about
- * 0.1 ns/B of it is copying the bytes into wasm memory (the kernel alone, on bytes already there:
- * ≈ 0.09 string, 0.14 array skip, 0.22 array bulk). Against the tokenizer's goal floor — reading
- * the bytes from a file stream and `indexOf`, 0.2–0.4 ns/B here (not measured by this file) —
- * skipping adds 0.17–0.37 ns/B, an estimated 1.4–2.1× for the string and 1.9–2.8× for the bulk
- * count: met for strings, borderline for arrays of small objects (the depth changes every few
- * bytes, so every 64-byte block visits its closing brackets).
+ * Reading: the WebAssembly scanner is 6–15× faster than the JavaScript reference, and 4–7× the
+ * in-memory `indexOf` floor, which neither copies nor classifies bytes. Copying into the kernel's
+ * memory is about 0.05 ns/B; the kernel's own cost (wasm − copy) fell by a quarter with this
+ * kernel (0.16 → 0.12 string, 0.23 → 0.18 array skip, 0.31 → 0.23 array bulk). On bytes already
+ * in its memory and CPU time alone (no load effects), it is ≈ 0.07 string, 0.13 array skip, 0.17
+ * array bulk (0.10 / 0.16 / 0.235 before). What is left per 64-byte block is mostly fixed: four
+ * byte-class masks, the prefix xor of the quotes, and for an array of small objects (the depth
+ * reaches 0 in every block) the depth before each closing bracket. Against the tokenizer's goal
+ * floor, reading the bytes with synchronous reads and `indexOf` (≈ 0.2–0.3 ns/B here, see
+ * bench/stream.bench.ts), skipping a string costs well under it, and bulk-counting an array of
+ * small objects still a little more than it.
+ */
  */
 import { Bench } from 'tinybench';
 import { newSkipState, scanSkipJs, scanSkipWasm, wasmSimdAvailable, type SkipScan, type SkipState } from '../src/engine/index.js';
@@ -86,7 +94,7 @@ const cases: Case[] = [
 ];
 
 assert(wasmSimdAvailable, 'this runtime must have WebAssembly SIMD');
-console.log(`# skip-scan: scanSkipJs vs scanSkipWasm vs indexOf floor, 64 MiB per fixture\n${machineLine()}\n`);
+console.log(`# skip-scan: scanSkipJs vs scanSkipWasm vs indexOf floor and window copy, 64 MiB per fixture\n${machineLine()}\n`);
 
 let sink = 0;
 const run = (scan: SkipScan, c: Case): SkipState => {
@@ -104,6 +112,13 @@ for (const c of cases) {
   assert(js.commas === c.commas, `${c.label}: ${c.commas} commas (got ${js.commas})`);
 }
 
+const WINDOW = 256 * 1024;
+const window = new Uint8Array(WINDOW);
+const copyAll = (buf: Buffer): void => {
+  for (let p = 0; p < buf.length; p += WINDOW) window.set(buf.subarray(p, Math.min(buf.length, p + WINDOW)));
+  sink += window[0]!;
+};
+
 const bench = new Bench({ name: 'skip-scan', time: 1500, iterations: 5, warmupTime: 0, warmupIterations: 2 });
 bench.add('string floor', () => {
   sink += str.indexOf(10);
@@ -111,6 +126,8 @@ bench.add('string floor', () => {
 bench.add('array floor', () => {
   sink += arr.buf.indexOf(10);
 });
+bench.add('string copy', () => copyAll(str));
+bench.add('array copy', () => copyAll(arr.buf));
 for (const c of cases) {
   bench.add(`${c.label} scanSkipJs`, () => void run(scanSkipJs, c));
   bench.add(`${c.label} scanSkipWasm`, () => void run(scanSkipWasm, c));
@@ -123,14 +140,18 @@ const body: string[][] = [];
 const verdicts: string[] = [];
 for (const c of cases) {
   const bytes = c.buf.length - c.start;
-  const floor = nsPerByte(`${c.label.startsWith('string') ? 'string' : 'array'} floor`, c.buf.length);
+  const shape = c.label.startsWith('string') ? 'string' : 'array';
+  const floor = nsPerByte(`${shape} floor`, c.buf.length);
+  const copy = nsPerByte(`${shape} copy`, c.buf.length);
   const js = nsPerByte(`${c.label} scanSkipJs`, bytes);
   const wasm = nsPerByte(`${c.label} scanSkipWasm`, bytes);
   body.push([
     c.label,
     floor.toFixed(3),
+    copy.toFixed(3),
     js.toFixed(3),
     wasm.toFixed(3),
+    (wasm - copy).toFixed(3),
     `${(wasm / floor).toFixed(2)}×`,
     `${(js / floor).toFixed(1)}×`,
     `${(js / wasm).toFixed(1)}×`,
@@ -139,7 +160,10 @@ for (const c of cases) {
   verdicts.push(`${c.label}: wasm/floor ${(wasm / floor).toFixed(2)}× vs ≤ ${GOAL_RATIO}× (in-memory floor) — ${ok ? 'met' : 'missed'}`);
 }
 console.log(
-  table(['fixture', 'floor ns/B', 'scanSkipJs ns/B', 'scanSkipWasm ns/B', 'wasm / floor', 'js / floor', 'js / wasm'], body),
+  table(
+    ['fixture', 'floor ns/B', 'copy ns/B', 'scanSkipJs ns/B', 'scanSkipWasm ns/B', 'wasm − copy ns/B', 'wasm / floor', 'js / floor', 'js / wasm'],
+    body,
+  ),
 );
 console.log('\nsamples per task: ' + [...r.values()].map((x) => `${x.name}=${x.samples}`).join(', '));
 console.log('\n' + verdicts.join('\n'));

@@ -8,14 +8,19 @@
  *   - sync floor: the same with synchronous reads, as `apply` reads a regular file since
  *     2026-12-03 (the stricter floor: ratios are given against both);
  *   - `mcp-budget apply --mode stream FILE` (the byte path: fit window, tokenizer, skip scanner);
+ *   - baseline (only with BENCH_STREAM_BASELINE=path/to/other/dist/cli.js): the same command from
+ *     another build, timed in the same rounds, for a before/after under the same load;
  *   - naive (200 MB only): read the whole file, `JSON.parse`, then the in-memory engine.
  * Fixtures (generated once under the OS temp dir, reused): a JSON-RPC response whose result is
  *   one huge text block full of escapes ("text"), or a huge structuredContent array of small
  *   objects with the id last ("array"); 200 MB, 1 GB and 4 GB.
- * Command: npm run build && npm run bench:stream   (BENCH_STREAM_SIZES=200,1024,4096 to choose)
+ * Command: npm run build && npm run bench:stream   (BENCH_STREAM_SIZES=200,1024,4096 to choose,
+ *   BENCH_STREAM_ROUNDS=3 rounds; the variants run in turn within a round, in a rotating order, so
+ *   that load from other work falls on all of them alike)
  * Results: bench/RESULTS.md, section "Streaming path (issue 3)".
  * Reading: time ratio = apply ÷ scan floor in the same run (goal ≤ 2× on skip-dominated input),
- *   and apply ÷ sync floor;
+ *   and apply ÷ sync floor (wall-clock medians), and the same ratio in CPU time (user + system),
+ *   which other work on a shared machine skews less;
  *   peak RSS of apply from /usr/bin/time (goal ≤ 100 MB, flat in input size).
  */
 import { spawnSync } from 'node:child_process';
@@ -23,13 +28,14 @@ import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Bench } from 'tinybench';
-import { assert, fmt, loadLine, machineLine, rows, table } from './util.js';
+import { assert, fmt, loadLine, machineLine, table } from './util.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist', 'cli.js');
 const dir = join(tmpdir(), 'mcp-budget-bench');
 const sizes = (process.env.BENCH_STREAM_SIZES ?? '200,1024,4096').split(',').map(Number);
+const rounds = Number(process.env.BENCH_STREAM_ROUNDS ?? 3);
+const baseline = process.env.BENCH_STREAM_BASELINE;
 
 async function generate(kind: 'text' | 'array', mb: number): Promise<string> {
   const file = join(dir, `${kind}-${mb}m.json`);
@@ -77,18 +83,25 @@ if (nl !== 1) throw new Error('expected one newline');`;
 
 interface Run {
   ms: number;
+  /** User + system CPU time. */
+  cpuMs: number;
   rssMiB: number;
   out: string;
 }
 
 function timed(args: string[]): Run {
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M %U %S', ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
-  const kb = Number(r.stderr.trim().split('\n').pop());
-  return { ms, rssMiB: kb / 1024, out: r.stdout };
+  const [kb, user, sys] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+  return { ms, cpuMs: (user! + sys!) * 1000, rssMiB: kb! / 1024, out: r.stdout };
 }
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
 
 const results: string[][] = [];
 const naiveRows: string[][] = [];
@@ -101,24 +114,29 @@ for (const mb of sizes) {
     const parsed = JSON.parse(check.out) as { result: { _meta: Record<string, { truncated: boolean }> } };
     assert(parsed.result._meta['io.github.mcp-result-budget/budget']?.truncated === true, 'apply reports a truncation');
     assert(Buffer.byteLength(check.out) <= 65536 + 64, 'output within the default budget');
-    const bench = new Bench({ iterations: 3, time: 0, warmupIterations: 0, throws: true });
-    let rss = 0;
-    let floorRss = 0;
-    bench
-      .add('floor', () => {
-        floorRss = Math.max(floorRss, timed(['node', '-e', FLOOR, file]).rssMiB);
-      })
-      .add('sync floor', () => {
-        timed(['node', '-e', FLOOR_SYNC, file]);
-      })
-      .add('apply', () => {
-        rss = Math.max(rss, timed(['node', cli, 'apply', '--mode', 'stream', file]).rssMiB);
-      });
-    await bench.run();
-    const r = rows(bench);
-    const floor = r.get('floor')!.median;
-    const syncFloor = r.get('sync floor')!.median;
-    const apply = r.get('apply')!.median;
+    const variants: Record<string, string[]> = {
+      floor: ['node', '-e', FLOOR, file],
+      'sync floor': ['node', '-e', FLOOR_SYNC, file],
+      apply: ['node', cli, 'apply', '--mode', 'stream', file],
+    };
+    if (baseline) variants.baseline = ['node', baseline, 'apply', '--mode', 'stream', file];
+    const names = Object.keys(variants);
+    const runs = new Map<string, Run[]>(names.map((n) => [n, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(round + k) % names.length]!;
+        const run = timed(variants[name]!);
+        if (name === 'baseline') assert(run.out === check.out, 'the baseline build gives the same output');
+        runs.get(name)!.push(run);
+      }
+    }
+    const wall = (name: string): number => median(runs.get(name)!.map((r) => r.ms));
+    const cpu = (name: string): number => median(runs.get(name)!.map((r) => r.cpuMs));
+    const peak = (name: string): number => Math.max(...runs.get(name)!.map((r) => r.rssMiB));
+    const floor = wall('floor');
+    const syncFloor = wall('sync floor');
+    const apply = wall('apply');
+    const rss = peak('apply');
     results.push([
       `${mb} MB`,
       kind,
@@ -127,10 +145,12 @@ for (const mb of sizes) {
       fmt(apply),
       (apply / floor).toFixed(2) + '×',
       (apply / syncFloor).toFixed(2) + '×',
+      (cpu('apply') / cpu('sync floor')).toFixed(2) + '×',
+      ...(baseline ? [fmt(wall('baseline')), (wall('baseline') / syncFloor).toFixed(2) + '×', (cpu('baseline') / cpu('sync floor')).toFixed(2) + '×'] : []),
       rss.toFixed(1),
-      floorRss.toFixed(1),
+      peak('floor').toFixed(1),
     ]);
-    console.log(results.at(-1)!.join('  '));
+    console.log(results.at(-1)!.join('  '), ` (${loadLine()})`);
     if (mb === 200) {
       const naive = timed(['node', '-e', NAIVE, file, join(root, 'dist', 'index.js')]);
       naiveRows.push([kind, fmt(naive.ms), naive.rssMiB.toFixed(1), fmt(apply), rss.toFixed(1), (naive.ms / apply).toFixed(2) + '×']);
@@ -141,7 +161,19 @@ for (const mb of sizes) {
 console.log();
 console.log(
   table(
-    ['input', 'shape', 'scan floor (median)', 'sync floor (median)', 'apply --mode stream (median)', 'ratio', 'ratio to sync floor', 'apply peak RSS MiB', 'floor peak RSS MiB'],
+    [
+      'input',
+      'shape',
+      'scan floor (median)',
+      'sync floor (median)',
+      'apply --mode stream (median)',
+      'ratio',
+      'ratio to sync floor',
+      'CPU ratio to sync floor',
+      ...(baseline ? ['baseline apply (median)', 'baseline ratio to sync floor', 'baseline CPU ratio to sync floor'] : []),
+      'apply peak RSS MiB',
+      'floor peak RSS MiB',
+    ],
     results,
   ),
 );
