@@ -217,7 +217,8 @@ runs:;
   if (!(starts & (starts - 1)) && d0 == (starts | starts << 1) && (starts << 1 & open) &&
       q[__builtin_ctzll(starts)] == ',') {
     /* Perf: the usual run between two elements, a comma then the next element's opening bracket
-     * (a byte right after a closing bracket is outside strings). */
+     * (the comma is outside strings: the byte after it is a bracket outside strings, and the
+     * comma is no quote). */
     r->commas++;
     r->saw = 1;
   } else if (d0) {
