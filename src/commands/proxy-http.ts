@@ -16,6 +16,7 @@ import type { McpHttpApp } from '../transport/http/http-server.js';
 import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
 import type { TruncationListener } from '../transport/response-budget.js';
 import { BoundedStdioServerTransport } from '../transport/stdio-server.js';
+import { StderrWarnings, warningText } from '../transport/warnings.js';
 import { withResultBudget } from '../transport/with-result-budget.js';
 import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
 
@@ -43,7 +44,9 @@ export interface ProxyHttpOptions {
 /** Run the proxy until its client goes (stdio) or SIGTERM/SIGINT (HTTP); resolves with the exit code. */
 export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
   const name = 'mcp-budget proxy';
-  const warn = (text: string): void => void o.stderr.write(`${name}: ${text}\n`);
+  // Peers decide how many warnings there are: dropped and counted while stderr does not drain.
+  const warnings = new StderrWarnings(o.stderr, name);
+  const warn = (text: string): void => warnings.warn(text);
   const upstream = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(o.upstreamUrl!);
   if (o.listen === undefined) {
     // stdio client ↔ remote server.
@@ -55,7 +58,7 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
       void relayTransports(local, remote, warn, resolve).then((close) => (closeBoth = close), (e: unknown) => {
-        warn(`cannot reach the upstream ${o.upstreamUrl!.href}: ${(e as Error)?.message ?? String(e)}`);
+        warn(`cannot reach the upstream ${o.upstreamUrl!.href}: ${warningText((e as Error)?.message ?? String(e))}`);
         resolve();
       });
     });

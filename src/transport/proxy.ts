@@ -25,6 +25,7 @@ import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from './response-budget.js';
 import { ServerOutput } from './server-output.js';
 import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
+import { StderrWarnings } from './warnings.js';
 
 export interface ProxyOptions {
   command: string;
@@ -65,12 +66,15 @@ class Proxy {
   private stopping = false;
   private readonly name: string;
   private readonly output: ServerOutput;
+  /** A peer decides how many warnings there are: dropped and counted while stderr does not drain. */
+  private readonly warnings: StderrWarnings;
 
   constructor(
     private readonly o: ProxyOptions,
     private readonly done: (code: number) => void,
   ) {
     this.budget = new ResponseBudget(o.limits, o.onTruncated);
+    this.warnings = new StderrWarnings(o.stderr, 'mcp-budget proxy');
     this.name = [o.command, ...o.args].join(' ').slice(0, 200);
     this.output = new ServerOutput({
       budget: this.budget,
@@ -267,7 +271,7 @@ class Proxy {
   }
 
   private warn(text: string): void {
-    this.o.stderr.write(`mcp-budget proxy: ${text}\n`);
+    this.warnings.warn(text);
   }
 
   private finish(code: number): void {

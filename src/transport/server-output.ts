@@ -12,6 +12,7 @@ import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors
 import { PASS_THROUGH_MAX_BYTES, type LongServerLine } from './long-response.js';
 import { isRequestId } from './request-ids.js';
 import { BOUNDED_METHODS, type ResponseBudget } from './response-budget.js';
+import { warningJson, warningText } from './warnings.js';
 
 /** Where {@link ServerOutput} sends what it decides. */
 export interface ServerOutputSinks {
@@ -64,19 +65,19 @@ export class ServerOutput {
 
   private dropUnmatched(id: unknown, bytes?: number): void {
     const size = bytes === undefined ? '' : ` of ${bytes} bytes`;
-    const what = id === undefined ? 'without an id' : `to request ${idText(id)}`;
+    const what = id === undefined ? 'without an id' : `to request ${warningJson(id)}`;
     this.o.warn(`dropped a response${size} ${what}: no pending request has that id (a duplicate, a late answer to a cancelled request, or unsolicited)`);
   }
 
   private refused(id: unknown, why: string, bytes?: number): void {
     const size = bytes === undefined ? '' : `${bytes}-byte `;
-    this.o.warn(`answered request ${idText(id)} with an error: the MCP server's ${size}answer is not a valid JSON-RPC response (${why})`);
+    this.o.warn(`answered request ${warningJson(id)} with an error: the MCP server's ${size}answer is not a valid JSON-RPC response (${warningText(why)})`);
   }
 
   private dropInvalid(id: unknown, why: string, bytes?: number): void {
     const size = bytes === undefined ? '' : ` of ${bytes} bytes`;
-    const what = id === undefined ? '' : ` with id ${idText(id)}`;
-    this.o.warn(`dropped a message${size}${what} from the MCP server that is not valid JSON-RPC (${why}); it answers no pending request`);
+    const what = id === undefined ? '' : ` with id ${warningJson(id)}`;
+    this.o.warn(`dropped a message${size}${what} from the MCP server that is not valid JSON-RPC (${warningText(why)}); it answers no pending request`);
   }
 
   /** One line from the server that streamed through the budget. */
@@ -103,7 +104,7 @@ export class ServerOutput {
         this.refused(r.id, outcome.why, total);
         this.o.toClient(JSON.stringify(r.message) + '\n');
       } else if (!this.o.quiet()) {
-        this.o.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${outcome.why}`);
+        this.o.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${warningText(outcome.why)}`);
       }
       return;
     }
@@ -126,7 +127,7 @@ export class ServerOutput {
       return;
     }
     if (!BOUNDED_METHODS.has(request.method)) {
-      this.o.warn(`withheld a ${total}-byte response to request ${idText(id)}: too large and not a tool result`);
+      this.o.warn(`withheld a ${total}-byte response to request ${warningJson(id)}: too large and not a tool result`);
       this.o.toClient(
         errorLine(
           id,
@@ -151,13 +152,8 @@ export class ServerOutput {
 
 const NEWLINE = Buffer.from('\n');
 
+/** The start of a line as JSON, for a warning. */
 function preview(bytes: Buffer): string {
   const s = bytes.subarray(0, 120).toString('utf8');
   return JSON.stringify(bytes.length > 120 ? s + '…' : s);
-}
-
-/** An id as JSON, shortened for a warning. */
-function idText(id: unknown): string {
-  const s = JSON.stringify(id) ?? String(id);
-  return s.length > 80 ? `${s.slice(0, 80)}…` : s;
 }

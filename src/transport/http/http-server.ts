@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { StderrWarnings, warningText } from '../warnings.js';
 import { AnswerTracker } from './answer-tracker.js';
 import { HEADERS_TIMEOUT_MS, MCP_HTTP_PATH, REFUSED_BODY_DRAIN_MS, REQUEST_TIMEOUT_MS, SHUTTING_DOWN } from './defaults.js';
 import { buildAllowLists, readCappedBody, refusedHeaders, urlHost, type AllowLists } from './request-gate.js';
@@ -38,11 +39,14 @@ export class McpHttpServer {
   private readonly inflight = new Map<ServerResponse, AnswerTracker>();
   private lists: AllowLists | undefined;
   private stopping = false;
+  /** Clients decide how many lines are logged: dropped and counted while stderr does not drain. */
+  private readonly warnings: StderrWarnings;
 
   constructor(
     private readonly app: McpHttpApp,
     private readonly o: HttpListenOptions,
   ) {
+    this.warnings = new StderrWarnings(o.stderr, o.name);
     this.sessions = new SessionTable({
       idleMs: o.sessionIdleMs,
       maxSessions: o.maxSessions,
@@ -50,7 +54,7 @@ export class McpHttpServer {
     });
     this.http = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
       this.route(req, res).catch((e: unknown) => {
-        this.log(`internal error: ${(e as Error)?.message ?? String(e)}`);
+        this.log(`internal error: ${warningText((e as Error)?.message ?? String(e))}`);
         if (!res.headersSent) sendJsonError(res, 500, -32603, 'Internal error');
         else res.destroy();
       });
@@ -268,7 +272,7 @@ export class McpHttpServer {
   }
 
   private log(text: string): void {
-    this.o.stderr.write(`${this.o.name}: ${text}\n`);
+    this.warnings.warn(text);
   }
 }
 

@@ -15,8 +15,13 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { UPSTREAM_GONE } from '../jsonrpc-errors.js';
 import { runProxy, type ProxyOptions } from '../proxy.js';
 import { isRequestId } from '../request-ids.js';
+import { warningText } from '../warnings.js';
 
-/** Connect `local` (client-facing) and `upstream`; resolves once both are started, with a function that closes both. */
+/**
+ * Connect `local` (client-facing) and `upstream`; resolves once both are started, with a function
+ * that closes both. `warn`: a writer that bounds what waits on stderr (`StderrWarnings`); what a
+ * peer wrote into an error reaches it cut (`warningText`).
+ */
 export async function relayTransports(
   local: Transport,
   upstream: Transport,
@@ -39,7 +44,7 @@ export async function relayTransports(
         const answer = { jsonrpc: '2.0', id: m.id, error: { code: UPSTREAM_GONE, message: `The upstream MCP server could not take the request: ${why}` } };
         void local.send(answer as JSONRPCMessage).catch(() => undefined);
       } else {
-        warn(`could not forward a message upstream: ${why}`);
+        warn(`could not forward a message upstream: ${warningText(why)}`);
       }
     });
   };
@@ -50,10 +55,10 @@ export async function relayTransports(
       upstream.setProtocolVersion?.(r.protocolVersion);
       local.setProtocolVersion?.(r.protocolVersion);
     }
-    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${(e as Error)?.message ?? String(e)}`));
+    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${errorText(e)}`));
   };
-  upstream.onerror = (e) => warn(`upstream: ${e.message}`);
-  local.onerror = (e) => warn(e.message);
+  upstream.onerror = (e) => warn(`upstream: ${errorText(e)}`);
+  local.onerror = (e) => warn(errorText(e));
   upstream.onclose = () => void closeBoth();
   local.onclose = () => void closeBoth();
   await upstream.start();
@@ -96,7 +101,7 @@ export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOp
       warn('dropped a line from the proxy that is not JSON');
       return;
     }
-    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${(e as Error)?.message ?? String(e)}`));
+    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${errorText(e)}`));
   };
   let ended = false;
   const end = (): void => {
@@ -108,7 +113,7 @@ export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOp
     if (!ended) toProxy.write(JSON.stringify(message) + '\n');
   };
   local.onclose = end;
-  local.onerror = (e) => warn(e.message);
+  local.onerror = (e) => warn(errorText(e));
   const finished = runProxy({ ...options, stdin: toProxy, stdout: fromProxy, handleSignals: false }).then(() => {
     // The server went away: the session has nothing left to serve.
     void local.close().catch(() => undefined);
@@ -118,4 +123,9 @@ export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOp
     end();
     await finished;
   };
+}
+
+/** An error's message for a warning: it may carry what a peer sent (a response body), so it is cut. */
+function errorText(e: unknown): string {
+  return warningText((e as Error)?.message ?? String(e));
 }
