@@ -50,7 +50,6 @@
  * bench/stream.bench.ts), skipping a string costs well under it, and bulk-counting an array of
  * small objects still a little more than it.
  */
- */
 import { Bench } from 'tinybench';
 import { newSkipState, scanSkipJs, scanSkipWasm, wasmSimdAvailable, type SkipScan, type SkipState } from '../src/engine/index.js';
 import { assert, machineLine, rows, table } from './util.js';

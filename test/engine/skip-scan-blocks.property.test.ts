@@ -6,48 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { feed, same, split, state, type Outcome } from '../helpers/skip-feed.js';
 import { SKIP_MORE, newSkipState, scanSkipJs, type SkipScan, type SkipState } from '../../src/engine/skip-scan.js';
 import { scanSkipWasm, wasmSimdAvailable } from '../../src/engine/skip-scan-wasm.js';
 
 const RUN = { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
 const enc = new TextEncoder();
 
-interface Outcome {
-  results: number[];
-  state: SkipState;
-}
-
-/** Feed `chunks` in turn (the first from `start`) until a result other than SKIP_MORE. */
-function feed(scan: SkipScan, chunks: Uint8Array[], start: number, init: SkipState): Outcome {
-  const state = { ...init };
-  const results: number[] = [];
-  for (let c = 0; c < chunks.length; c++) {
-    const r = scan(chunks[c]!, c === 0 ? start : 0, state);
-    results.push(r);
-    if (r !== SKIP_MORE) break;
-  }
-  return { results, state };
-}
-
-function same(chunks: Uint8Array[], start: number, init: SkipState): Outcome {
-  const want = feed(scanSkipJs, chunks, start, init);
-  expect(feed(scanSkipWasm, chunks, start, init)).toEqual(want);
-  return want;
-}
-
-/** `bytes` cut at `cuts` (taken mod its length + 1, deduplicated). */
-function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let prev = 0;
-  for (const c of [...at, bytes.length]) {
-    out.push(bytes.subarray(prev, c));
-    prev = c;
-  }
-  return out;
-}
-
-const state = (s: Partial<SkipState>): SkipState => ({ ...newSkipState(false, false), ...s });
 const SKIP = state({});
 const BULK = state({ bulk: true });
 

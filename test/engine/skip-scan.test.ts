@@ -5,50 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { feed, same, split, state, type Outcome } from '../helpers/skip-feed.js';
 import { SKIP_MORE, newSkipState, scanSkipJs, type SkipScan, type SkipState } from '../../src/engine/skip-scan.js';
 import { scanSkipBest, scanSkipWasm, wasmSimdAvailable } from '../../src/engine/skip-scan-wasm.js';
 
 const RUN = { numRuns: 500, interruptAfterTimeLimit: 5000 } as const;
 const enc = new TextEncoder();
 
-interface Outcome {
-  results: number[];
-  state: SkipState;
-}
-
-/** Feed `chunks` in turn (the first from `start`) until a result other than SKIP_MORE. */
-function feed(scan: SkipScan, chunks: Uint8Array[], start: number, init: SkipState): Outcome {
-  const state = { ...init };
-  const results: number[] = [];
-  for (let c = 0; c < chunks.length; c++) {
-    const r = scan(chunks[c]!, c === 0 ? start : 0, state);
-    results.push(r);
-    if (r !== SKIP_MORE) break;
-  }
-  return { results, state };
-}
-
-function same(chunks: Uint8Array[], start: number, init: SkipState): Outcome {
-  const want = feed(scanSkipJs, chunks, start, init);
-  const got = feed(scanSkipWasm, chunks, start, init);
-  expect(got).toEqual(want);
-  return want;
-}
-
-function split(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Uint8Array[] = [];
-  let prev = 0;
-  for (const c of [...at, bytes.length]) {
-    out.push(bytes.subarray(prev, c));
-    prev = c;
-  }
-  return out;
-}
-
 const concat = (parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);
-const state = (s: Partial<SkipState>): SkipState => ({ ...newSkipState(false, false), ...s });
-
 // Byte pieces, weighted toward what the scanner looks at.
 const piece = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',') },
