@@ -9,9 +9,11 @@
  * `method` or `params` may come after a huge `result`, or before it. The raw bytes are held, up to
  * {@link PASS_THROUGH_MAX_BYTES}, only while the line may still be a request or notification (no
  * `result` or `error` seen yet): a line with either is never passed on raw, whatever else it holds.
+ * A line whose top level repeats a classifying member is invalid whatever it holds (parsers
+ * disagree on which one counts): once the repeat is seen, the budget is fed no more.
  */
 import { ByteBudget, type ResolvedLimits } from '../engine/index.js';
-import { EnvelopeScanner, type EnvelopeFacts } from './envelope-scan.js';
+import { EnvelopeScanner, repeatWhy, type EnvelopeFacts } from './envelope-scan.js';
 import { classifyEnvelope } from './jsonrpc-errors.js';
 import { ReceiptCapture } from './receipt-capture.js';
 
@@ -79,11 +81,13 @@ export class LongServerLine {
     this.capture?.push(bytes);
     // A `result` or `error` makes the line a response or invalid: it will never pass on raw.
     const f = this.scanner.facts;
-    if (this.held !== undefined && (f.hasResult || f.hasError)) this.held = undefined;
+    if (this.held !== undefined && (f.hasResult || f.hasError || f.repeated !== undefined)) this.held = undefined;
+    if (f.repeated !== undefined) this.failed ??= repeatWhy(f.repeated);
   }
 
   end(): LongLineOutcome {
     const facts = this.scanner.end();
+    if (facts.repeated !== undefined) return { kind: 'invalid', why: repeatWhy(facts.repeated), facts };
     const kind = classifyEnvelope(facts);
     if (kind === 'request' || kind === 'notification') {
       return this.held !== undefined ? { kind: 'message', bytes: this.held } : { kind: 'message-too-large', facts };

@@ -4,13 +4,17 @@
  * way the client could match it, bounded when it answers a `tools/call`, and dropped with a
  * warning when it answers nothing pending (a duplicate, a late answer to a cancelled request, an
  * unsolicited one), since a lenient client could take it unbounded. An invalid message (both a
- * request and a response, both `result` and `error`) never passes: a pending request its id
- * names is answered with an error instead. Lines that fit and answer a pending request pass
- * byte for byte.
+ * request and a response, both `result` and `error`, a classifying member repeated) never passes:
+ * a pending request its id names is answered with an error instead. Lines that fit and answer a
+ * pending request pass byte for byte, so a line passed raw must mean to the client what it meant
+ * to `JSON.parse`: one whose top level repeats `jsonrpc`, `id`, `result`, `error` or `method` (where
+ * a parser that takes the first would read another id or another result) is refused on both paths,
+ * and a pending request named by its first or its last id is answered with an error.
  */
+import { repeatedMembers, repeatWhy, type EnvelopeFacts } from './envelope-scan.js';
 import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { PASS_THROUGH_MAX_BYTES, type LongServerLine } from './long-response.js';
-import { isRequestId } from './request-ids.js';
+import { isRequestId, type RequestId } from './request-ids.js';
 import { BOUNDED_METHODS, type ResponseBudget } from './response-budget.js';
 import { warningJson, warningText } from './warnings.js';
 
@@ -38,16 +42,43 @@ export class ServerOutput {
     }
     const batch = Array.isArray(msg);
     const messages: unknown[] = batch ? (msg as unknown[]) : [msg];
+    // Read from the raw line: the parsed message has lost its repeats.
+    const repeats = repeatedMembers(bytes);
     let changed = false;
     const out: unknown[] = [];
-    for (const m of messages) {
+    for (let k = 0; k < messages.length; k++) {
+      const m = messages[k];
+      const repeat = repeats?.get(k);
+      if (repeat !== undefined) {
+        changed = true;
+        const why = repeatWhy(repeat.member);
+        const answers = this.refuseNamed(repeat.ids, why);
+        if (answers.length === 0) this.dropInvalid(repeat.ids.at(-1), why);
+        out.push(...answers);
+        continue;
+      }
       const o = this.route(m);
       if (o !== m) changed = true;
       if (o !== undefined) out.push(o);
     }
     // A message that fits and answers a pending request is passed on byte for byte.
     if (!changed) this.o.toClient(Buffer.concat([bytes, NEWLINE]));
-    else if (out.length > 0) this.o.toClient(JSON.stringify(batch ? out : out[0]) + '\n');
+    else if (out.length > 0) this.o.toClient(batch ? JSON.stringify(out) + '\n' : out.map((o) => JSON.stringify(o) + '\n').join(''));
+  }
+
+  /**
+   * An invalid message whose ids may name pending requests: each one named is answered with an
+   * error (the answers, to send) and forgotten, with a warning.
+   */
+  private refuseNamed(ids: readonly unknown[], why: string, bytes?: number): Record<string, unknown>[] {
+    const answers: Record<string, unknown>[] = [];
+    for (const id of ids) {
+      const r = this.o.budget.refuse(id, why);
+      if (r.action !== 'refuse') continue;
+      this.refused(r.id, why, bytes);
+      answers.push(r.message);
+    }
+    return answers;
   }
 
   /** What to send for one message from the server (undefined: drop it). */
@@ -97,12 +128,10 @@ export class ServerOutput {
       return;
     }
     if (outcome.kind === 'invalid') {
-      const { idState, id } = outcome.facts;
-      const r = idState === 'value' ? this.o.budget.refuse(id, outcome.why) : undefined;
-      if (r?.action === 'refuse') {
-        // Its id names a pending request: answered with an error, never left waiting.
-        this.refused(r.id, outcome.why, total);
-        this.o.toClient(JSON.stringify(r.message) + '\n');
+      // A pending request its ids name is answered with an error, never left waiting.
+      const answers = this.refuseNamed(idsOf(outcome.facts), outcome.why, total);
+      if (answers.length > 0) {
+        this.o.toClient(answers.map((a) => JSON.stringify(a) + '\n').join(''));
       } else if (!this.o.quiet()) {
         this.o.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${warningText(outcome.why)}`);
       }
@@ -151,6 +180,14 @@ export class ServerOutput {
 }
 
 const NEWLINE = Buffer.from('\n');
+
+/** The ids a streamed line names: its last top-level id, and its first when it repeats `id`. */
+function idsOf(f: EnvelopeFacts): RequestId[] {
+  const ids: RequestId[] = [];
+  if (f.firstId !== undefined) ids.push(f.firstId);
+  if (f.idState === 'value' && isRequestId(f.id) && !ids.some((known) => Object.is(known, f.id))) ids.push(f.id);
+  return ids;
+}
 
 /** The start of a line as JSON, for a warning. */
 function preview(bytes: Buffer): string {
