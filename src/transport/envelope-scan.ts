@@ -256,6 +256,7 @@ export function repeatedMembers(line: Buffer): Map<number, RepeatedMember> | und
   let found: Map<number, RepeatedMember> | undefined;
   i = skipSpace(line, i + 1);
   for (let index = 0; i < line.length && line[i] !== CLOSE_BRACKET; index++) {
+    // An object element is read twice (its members, then its end): batches are rare.
     if (line[i] === OPEN_BRACE) {
       const r = repeatIn(line, i);
       if (r !== undefined) (found ??= new Map()).set(index, r);
