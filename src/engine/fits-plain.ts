@@ -4,6 +4,7 @@
  * with at most a boolean `isError`, proven to fit by arithmetic alone.
  */
 import type { ResolvedLimits } from './options.js';
+import { escapedSize } from './escape-count.js';
 
 /** A value `JSON.stringify` writes as its own members (an object with no `toJSON`). */
 export function isPlainish(v: unknown): v is object {
@@ -12,12 +13,13 @@ export function isPlainish(v: unknown): v is object {
 
 /**
  * Perf: the commonest result, `{content: [plain text blocks]}` with at most a boolean `isError`,
- * proven to fit by arithmetic, without the general walk (the checks `checkRoot` makes on this
- * shape: members allowed, blocks plain text, at depth 3; each text at 6 bytes a unit). False when
- * it is not that shape or that bound does not settle it (the general check then decides).
+ * decided by arithmetic, without the general walk: the checks `checkRoot` makes on this shape
+ * (members allowed, blocks plain text, at depth 3) and its exact size, each text at 6 bytes a unit
+ * when that settles every bound, else measured exactly (escape-count.ts). Undefined when the value
+ * is not that shape (the general check then decides).
  */
-export function plainTextResultFits(value: object, limits: ResolvedLimits): boolean {
-  if (!plainProto(value) || limits.maxDepth < 3 || hasEnumerable(Object.prototype)) return false;
+export function plainTextResultFits(value: object, limits: ResolvedLimits): boolean | undefined {
+  if (!plainProto(value) || limits.maxDepth < 3 || hasEnumerable(Object.prototype)) return undefined;
   let content: unknown;
   let bytes = 1; // `{`, then each member with its comma or `}`
   for (const key in value) {
@@ -28,22 +30,37 @@ export function plainTextResultFits(value: object, limits: ResolvedLimits): bool
     } else if (key === 'isError' && typeof v === 'boolean') {
       bytes += (v ? ISERROR_TRUE_BYTES : ISERROR_FALSE_BYTES) + 1;
     } else {
-      return false;
+      return undefined;
     }
-    if (!limits.allowedFields.has(key)) return false;
+    if (!limits.allowedFields.has(key)) return undefined;
   }
-  if (!Array.isArray(content)) return false;
+  // Every block takes at least `{}` and a comma: a long array is left to the walk, which stops early.
+  if (!Array.isArray(content) || bytes + 2 * content.length > limits.maxResultBytes) return undefined;
   bytes += content.length === 0 ? 2 : content.length + 1;
-  let text = 0;
+  // The frames, and each text at 6 bytes a unit (no unit takes more).
+  let units = 0;
+  let over = false;
   for (let i = 0; i < content.length; i++) {
     const b: unknown = content[i];
-    if (!isPlainTextBlock(b)) return false;
-    const n = b.text.length * 6;
+    if (!isPlainTextBlock(b)) return undefined;
+    const n = b.text.length;
+    if (n * 6 > limits.maxBlockBytes) over = true;
+    units += n;
+    bytes += TEXT_BLOCK_FRAME_BYTES + 2;
+  }
+  if (!over && units * 6 <= limits.maxTextBytes && bytes + units * 6 <= limits.maxResultBytes) return true;
+  // Exactly: a text longer than the block bound (in units) cannot fit, nor can texts longer in
+  // sum than the text bound; the others are measured.
+  if (units > limits.maxTextBytes || bytes + units > limits.maxResultBytes) return false;
+  let text = 0;
+  for (let i = 0; i < content.length; i++) {
+    const t = (content[i] as { text: string }).text;
+    if (t.length > limits.maxBlockBytes) return false;
+    const n = escapedSize(t);
     if (n > limits.maxBlockBytes) return false;
     text += n;
-    bytes += TEXT_BLOCK_FRAME_BYTES + 2 + n;
   }
-  return text <= limits.maxTextBytes && bytes <= limits.maxResultBytes;
+  return text <= limits.maxTextBytes && bytes + text <= limits.maxResultBytes;
 }
 
 /** `"content":`, `"isError":true`, `"isError":false`. */

@@ -3,35 +3,32 @@
  * length of a number, and the deferred check of text blocks against the JSON built anyway.
  */
 import type { ResolvedLimits } from './options.js';
-import { escapedLength, utf8Length } from './wire.js';
+import { escapedSize } from './escape-count.js';
+import { utf8Length } from './wire.js';
 
-/**
- * Characters whose escape can take more than one extra byte (control characters other than
- * \b \t \n \f \r, and surrogates, which may be lone): with none present, a string's wire size is
- * at most its UTF-8 length plus its length (every other escape adds one byte).
- */
-const RARE = /[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff]/;
-
-/**
- * Cheap upper bound of a string's escaped UTF-8 size. Perf: short strings are measured exactly
- * (cheap at this length); longer ones by one native UTF-8 count plus one extra byte a unit when
- * no rarely-escaped character occurs.
- */
-export function upperBound(s: string): number {
-  if (s.length <= 256) return escapedLength(s);
-  if (RARE.test(s)) return escapedLength(s);
-  return Buffer.byteLength(s, 'utf8') + s.length;
-}
-
-/** UTF-8 length plus one escape byte a unit, valid when no rarely-escaped character occurs. */
-export function cheapUpper(s: string): number {
-  return RARE.test(s) ? Infinity : Buffer.byteLength(s, 'utf8') + s.length;
-}
-
-/** Length of `String(n)` for a finite number. Perf: small integers without building a string. */
+/** Length of `String(n)` for a finite number. Perf: integers without building a string. */
 export function numberLength(n: number): number {
-  if (Number.isInteger(n) && n >= 0 && n < 1e9) return n < 10 ? 1 : n < 100 ? 2 : n < 1e3 ? 3 : n < 1e4 ? 4 : n < 1e5 ? 5 : n < 1e6 ? 6 : n < 1e7 ? 7 : n < 1e8 ? 8 : 9;
-  return String(n).length;
+  return integerLength(n) || String(n).length;
+}
+
+/**
+ * Length of `String(n)` for an integer below 1e21 in magnitude (written out in full, `-0` as `0`),
+ * else 0. Perf: comparisons only; every power of ten here is exact as a double.
+ */
+export function integerLength(n: number): number {
+  if (n === (n | 0)) return n < 0 ? 1 + digits(-n) : digits(n);
+  if (!Number.isInteger(n)) return 0;
+  const a = n < 0 ? -n : n;
+  if (a >= 1e21) return 0;
+  return (n < 0 ? 1 : 0) + digits(a);
+}
+
+/** Decimal digits of an integer 0 <= a < 1e21. */
+function digits(a: number): number {
+  if (a < 1e5) return a < 10 ? 1 : a < 100 ? 2 : a < 1e3 ? 3 : a < 1e4 ? 4 : 5;
+  if (a < 1e10) return a < 1e6 ? 6 : a < 1e7 ? 7 : a < 1e8 ? 8 : a < 1e9 ? 9 : 10;
+  if (a < 1e15) return a < 1e11 ? 11 : a < 1e12 ? 12 : a < 1e13 ? 13 : a < 1e14 ? 14 : 15;
+  return a < 1e16 ? 16 : a < 1e17 ? 17 : a < 1e18 ? 18 : a < 1e19 ? 19 : a < 1e20 ? 20 : 21;
 }
 
 /**
@@ -71,16 +68,16 @@ export function jsonFits(json: string, texts: readonly string[], lower: number, 
   return true;
 }
 
-/** One text within the block bound: 6 bytes a unit, then a cheap upper bound, then exactly. */
+/** One text within the block bound: 6 bytes a unit, else exactly. */
 function blockWithin(t: string, bound: number): boolean {
-  return t.length * 6 <= bound || cheapUpper(t) <= bound || escapedLength(t) <= bound;
+  return t.length * 6 <= bound || escapedSize(t) <= bound;
 }
 
 /** The texts' exact escaped sizes within the total text bound. */
 function totalWithin(texts: readonly string[], bound: number): boolean {
   let total = 0;
   for (let i = 0; i < texts.length; i++) {
-    total += escapedLength(texts[i]!);
+    total += escapedSize(texts[i]!);
     if (total > bound) return false;
   }
   return true;
@@ -96,38 +93,3 @@ export function textsWithinByLength(texts: readonly string[], limits: ResolvedLi
   }
   return sum <= limits.maxTextBytes;
 }
-
-/**
- * The bounds settled again with long texts at a tighter upper bound (`cheapUpper`: UTF-8 length
- * plus one byte a unit, when no rarely-escaped character occurs) in place of 6 bytes a unit.
- * `upper`: the walk's upper bound, which counted each text at 6 bytes a unit plus its quotes.
- *
- * Perf: a long text (a command's output) is the usual reason the first bound is too loose; one
- * native UTF-8 count and one regex over it cost a fraction of serializing the value. Skipped, at no
- * cost, when even the tighter bound (at least 2 bytes a unit) cannot settle it.
- */
-export function fitsWithTextUpper(texts: readonly string[], upper: number, limits: ResolvedLimits): boolean {
-  let sumLength = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const n = texts[i]!.length;
-    if (n * 2 > limits.maxBlockBytes) return false;
-    sumLength += n;
-  }
-  if (sumLength * 2 > limits.maxTextBytes || upper - 4 * sumLength > limits.maxResultBytes) return false;
-  let total = upper;
-  let text = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i]!;
-    let n = t.length * 6;
-    if (t.length > SHORT_TEXT_UNITS) {
-      n = cheapUpper(t);
-      if (n > limits.maxBlockBytes) return false;
-      total -= t.length * 6 - n;
-    } else if (n > limits.maxBlockBytes) return false;
-    text += n;
-  }
-  return total <= limits.maxResultBytes && text <= limits.maxTextBytes;
-}
-
-/** A text this short keeps its 6 bytes a unit (a regex call costs more than it would save). */
-const SHORT_TEXT_UNITS = 64;
