@@ -299,28 +299,41 @@ function genericObject(v: object, depth: number): void {
   if (bytes > gMaxBytes) throw NOT_FIT;
 }
 
-/** A member of a generic object at `depth`: skipped as `JSON.stringify` skips it, else its key and value. */
+/**
+ * A member of a generic object at `depth`: its key and value, or nothing for an undefined,
+ * function or symbol value (skipped, as `JSON.stringify` skips it). Perf: the common types are
+ * told first; the skipped ones are what is left (a function test reads the value's map).
+ */
 function genericMember(key: string, x: unknown, depth: number): void {
-  if (x === undefined || typeof x === 'function' || typeof x === 'symbol') return;
-  const kl = key.length;
-  if (kl > gFree) longKey(key);
-  else {
-    bytes += kl + 4; // quotes, colon, comma
-    extra += kl * 5;
-  }
   if (typeof x === 'string') {
+    memberKey(key);
     const units = x.length;
     if (units > gFree) longString(x);
     else {
       bytes += units + 2;
       extra += units * 5;
     }
-  } else if (typeof x === 'number') genericNumber(x);
-  else if (typeof x === 'object') {
+  } else if (typeof x === 'number') {
+    memberKey(key);
+    genericNumber(x);
+  } else if (typeof x === 'object') {
+    memberKey(key);
     if (x === null) bytes += 4;
     else genericContainer(x, depth + 1);
-  } else if (typeof x === 'boolean') bytes += x ? 4 : 5;
-  else throw NOT_FIT; // a bigint
+  } else if (typeof x === 'boolean') {
+    memberKey(key);
+    bytes += x ? 4 : 5;
+  } else if (typeof x === 'bigint') throw NOT_FIT;
+}
+
+/** A generic member's key: quotes, colon and comma around it. */
+function memberKey(key: string): void {
+  const n = key.length;
+  if (n > gFree) longKey(key);
+  else {
+    bytes += n + 4;
+    extra += n * 5;
+  }
 }
 
 /** A number: integers exactly, NaN and infinities as `null`, others between 1 and 25 bytes. */
