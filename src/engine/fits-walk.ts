@@ -48,6 +48,19 @@ export type Mode = 'exact' | 'bounds';
  * by the caller.
  */
 export function checkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, m: Mode, deferred: string[] = []): number {
+  // Reentrant: a getter in the value may run another check midway (JSON.stringify would call it
+  // too); the walk's module state is put back as it was around each walk.
+  const state = [bytes, extra, gMaxBytes, gMaxDepth, gMaxItems, gMaxKeys, gMaxString, gFree] as const;
+  const flags = [unbounded, gOwnOnly] as const;
+  try {
+    return walkRoot(root, kind, limits, m, deferred);
+  } finally {
+    [bytes, extra, gMaxBytes, gMaxDepth, gMaxItems, gMaxKeys, gMaxString, gFree] = state;
+    [unbounded, gOwnOnly] = flags;
+  }
+}
+
+function walkRoot(root: object, kind: 'result' | 'error', limits: ResolvedLimits, m: Mode, deferred: string[]): number {
   bytes = 0;
   extra = 0;
   unbounded = false;

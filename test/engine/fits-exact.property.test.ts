@@ -277,6 +277,28 @@ describe('fits, measured exactly', () => {
     }
   });
 
+  it('fits-exact: a getter that runs another check midway changes nothing', () => {
+    // The inner check walks with other limits and other counts; the outer must go on with its own.
+    const inner = { structuredContent: { big: 'x'.repeat(5000), n: [1, 2, 3] }, content: [{ type: 'text', text: 'é'.repeat(3000) }] };
+    const make = (reenter: boolean): object => ({
+      content: [{ type: 'text', text: 'line "a"\n'.repeat(100) }],
+      structuredContent: {
+        a: 'y'.repeat(600),
+        get b(): object {
+          if (reenter) expect(fitsWithinBudget(inner, lim({ maxResultBytes: 1 << 20, maxStringBytes: 100 }), 'result')).toBe(false);
+          return { c: 1, d: [true, null] };
+        },
+        e: '"'.repeat(300),
+      },
+    });
+    const size = bytesOf(make(false));
+    for (const bound of [size - 1, size, size + 1, size + 500]) {
+      const l = lim({ maxResultBytes: bound, maxStringBytes: 700 });
+      expect(fitsWithinBudget(make(true), l, 'result'), `bound ${bound}`).toBe(bound >= size);
+      expect(serializeIfFits(make(true), l, 'result') !== undefined).toBe(bound >= size);
+    }
+  });
+
   it('fits-exact: other prototypes inside a value measured member by member', () => {
     const text = '"quoted"\n'.repeat(500);
     const boxed = { structuredContent: { n: new Number(-1.2345678901234567e-7), s: new String('abc'), b: new Boolean(false), d: Object.create(null) as object }, content: [{ type: 'text', text }] };
