@@ -3,8 +3,7 @@
  * length of a number, and the deferred check of text blocks against the JSON built anyway.
  */
 import type { ResolvedLimits } from './options.js';
-import { escapedSize } from './escape-count.js';
-import { utf8Length } from './wire.js';
+import { escapedSize, utf8Size } from './escape-count.js';
 
 /** Length of `String(n)` for a finite number. Perf: integers without building a string. */
 export function numberLength(n: number): number {
@@ -48,7 +47,7 @@ function digits(a: number): number {
  */
 export function jsonFits(json: string, texts: readonly string[], lower: number, limits: ResolvedLimits): boolean {
   if (json.length > limits.maxResultBytes) return false;
-  let bytes = json.length * 3 <= limits.maxResultBytes ? undefined : utf8Length(json);
+  let bytes = json.length * 3 <= limits.maxResultBytes ? undefined : utf8Size(json);
   if (bytes !== undefined && bytes > limits.maxResultBytes) return false;
   if (texts.length === 0) return true;
   let sumLength = 0;
@@ -56,7 +55,7 @@ export function jsonFits(json: string, texts: readonly string[], lower: number, 
   let slack = Math.max(0, (bytes ?? json.length * 3) - lower);
   if (sumLength + slack > limits.maxTextBytes) {
     if (bytes === undefined) {
-      bytes = utf8Length(json);
+      bytes = utf8Size(json);
       slack = Math.max(0, bytes - lower);
     }
     if (sumLength + slack > limits.maxTextBytes && !totalWithin(texts, limits.maxTextBytes)) return false;

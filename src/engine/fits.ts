@@ -9,8 +9,7 @@
 import type { RootKind } from './roles.js';
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES } from './limits.js';
 import type { ResolvedLimits } from './options.js';
-import { utf8Length } from './wire.js';
-import { escapedSize } from './escape-count.js';
+import { escapedSize, utf8Size } from './escape-count.js';
 import { jsonFits, textsWithinByLength } from './fits-size.js';
 import { isPlainish, isPlainTextBlock, plainProto, plainTextResultFits, TEXT_BLOCK_FRAME_BYTES } from './fits-plain.js';
 import { checkRoot, lastUpperBound, NOT_FIT } from './fits-walk.js';
@@ -49,7 +48,7 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
       } else if (k === 'id' || k === 'jsonrpc') {
         if (v !== null && typeof v !== 'string' && typeof v !== 'number') return undefined;
         piece = JSON.stringify(v);
-        if (utf8Length(piece) > MAX_ENVELOPE_FIELD_BYTES) return undefined;
+        if (utf8Size(piece) > MAX_ENVELOPE_FIELD_BYTES) return undefined;
       } else {
         return undefined; // dropped or rejected by the budgeter
       }
@@ -123,7 +122,7 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
  * serialized natively; anything else serialized whole.
  */
 function exactSize(value: object, root: 'result' | 'error'): number {
-  if (root !== 'result' || !plainProto(value)) return utf8Length(JSON.stringify(value));
+  if (root !== 'result' || !plainProto(value)) return utf8Size(JSON.stringify(value));
   let bytes = 1; // `{`, then each member with its comma or `}`
   let members = 0;
   const keys = Object.keys(value);
@@ -134,7 +133,7 @@ function exactSize(value: object, root: 'result' | 'error'): number {
     members++;
     // Keys of a result are protocol names, and their escaped size is measured like any string.
     bytes += escapedSize(key) + 4; // quotes, colon, comma or `}`
-    bytes += key === 'content' && Array.isArray(v) ? contentSize(v) : utf8Length(JSON.stringify(v));
+    bytes += key === 'content' && Array.isArray(v) ? contentSize(v) : utf8Size(JSON.stringify(v));
   }
   return members === 0 ? 2 : bytes;
 }
@@ -144,7 +143,7 @@ function contentSize(content: readonly unknown[]): number {
   let bytes = content.length === 0 ? 2 : content.length + 1;
   for (let i = 0; i < content.length; i++) {
     const b: unknown = content[i];
-    bytes += isPlainTextBlock(b) ? TEXT_BLOCK_FRAME_BYTES + 2 + escapedSize(b.text) : utf8Length(JSON.stringify(b));
+    bytes += isPlainTextBlock(b) ? TEXT_BLOCK_FRAME_BYTES + 2 + escapedSize(b.text) : utf8Size(JSON.stringify(b));
   }
   return bytes;
 }

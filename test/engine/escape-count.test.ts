@@ -1,17 +1,20 @@
 /**
- * The escape counter (escape-count.ts) against `JSON.stringify`: the WebAssembly SIMD kernel and
- * the JavaScript reference give the bytes `JSON.stringify` writes for any string (escapes, control
- * characters, every UTF-8 length, surrogate pairs and lone surrogates), at every position within
- * the kernel's blocks of 16 and 64 units and across its windows.
+ * The escape counter (escape-count.ts) against `JSON.stringify` and `Buffer.byteLength`: the
+ * WebAssembly SIMD kernel and the JavaScript reference give the bytes `JSON.stringify` writes for
+ * any string (escapes, control characters, every UTF-8 length, surrogate pairs and lone
+ * surrogates), and its UTF-8 length, at every position within the kernel's blocks of 16 and 64
+ * units and across its windows.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeCountWasmAvailable, escapedSize, escapedSizeJs, escapedSizeWasm } from '../../src/engine/escape-count.js';
+import { escapeCountWasmAvailable, escapedSize, escapedSizeJs, escapedSizeWasm, utf8Size, utf8SizeWasm } from '../../src/engine/escape-count.js';
 
 const RUN = { numRuns: 600, interruptAfterTimeLimit: 5000 } as const;
 
 /** What `JSON.stringify` writes between the quotes, in UTF-8 bytes. */
 const wire = (s: string): number => Buffer.byteLength(JSON.stringify(s), 'utf8') - 2;
+/** UTF-8 bytes as Node counts them (a lone surrogate as U+FFFD). */
+const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** Every class of code unit the kernel tells apart, and its neighbours at the class edges. */
 const UNITS = [
@@ -37,6 +40,8 @@ describe('escape-count', () => {
       fc.property(text, (s) => {
         expect(escapedSizeJs(s)).toBe(wire(s));
         expect(escapedSize(s)).toBe(wire(s));
+        expect(utf8Size(s)).toBe(utf8(s));
+        expect(utf8Size(s.repeat(8))).toBe(utf8(s.repeat(8)));
       }),
       RUN,
     );
@@ -49,6 +54,7 @@ describe('escape-count', () => {
           const s = fill.repeat(at) + u + fill.repeat(79 - at);
           expect(escapedSizeJs(s)).toBe(wire(s));
           if (escapeCountWasmAvailable()) expect(escapedSizeWasm(s)).toBe(wire(s));
+          if (escapeCountWasmAvailable()) expect(utf8SizeWasm(s)).toBe(utf8(s));
         }
       }
     }
@@ -60,6 +66,7 @@ describe.runIf(escapeCountWasmAvailable())('escape-count (WebAssembly SIMD)', ()
     fc.assert(
       fc.property(text, (s) => {
         expect(escapedSizeWasm(s)).toBe(escapedSizeJs(s));
+        expect(utf8SizeWasm(s)).toBe(utf8(s));
       }),
       RUN,
     );
@@ -69,12 +76,16 @@ describe.runIf(escapeCountWasmAvailable())('escape-count (WebAssembly SIMD)', ()
     fc.assert(
       fc.property(text, fc.integer({ min: 2, max: 70 }), (s, w) => {
         expect(escapedSizeWasm(s, w)).toBe(wire(s));
+        expect(utf8SizeWasm(s, w)).toBe(utf8(s));
       }),
       RUN,
     );
     // Pairs and lone surrogates on every window edge.
     for (const s of ['😀'.repeat(50), 'a😀'.repeat(40), '\ud800a\udc00'.repeat(30), '\udc00\ud800'.repeat(30), 'x\ud800'.repeat(30)]) {
-      for (let w = 2; w < 40; w++) expect(escapedSizeWasm(s, w)).toBe(wire(s));
+      for (let w = 2; w < 40; w++) {
+        expect(escapedSizeWasm(s, w)).toBe(wire(s));
+        expect(utf8SizeWasm(s, w)).toBe(utf8(s));
+      }
     }
   });
 
@@ -90,6 +101,7 @@ describe.runIf(escapeCountWasmAvailable())('escape-count (WebAssembly SIMD)', ()
     ] as const) {
       expect(escapedSizeWasm(s), name).toBe(wire(s));
       expect(escapedSize(s), name).toBe(wire(s));
+      expect(utf8Size(s), name).toBe(utf8(s));
     }
   });
 });

@@ -27,9 +27,9 @@ __attribute__((used, aligned(16))) uint8_t K8[5][16] = {
     /* 1 for the control characters with a two-byte escape: \b \t \n \f \r (0x08 0x09 0x0a 0x0c 0x0d) */
     {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0},
     SPLAT16(0x20), SPLAT16('"'), SPLAT16('\\'), SPLAT16(1)};
-__attribute__((used, aligned(16))) uint16_t K16[8][8] = {SPLAT8(0xff80), SPLAT8(0x80),   SPLAT8(0x800),
+__attribute__((used, aligned(16))) uint16_t K16[9][8] = {SPLAT8(0xff80), SPLAT8(0x80),   SPLAT8(0x800),
                                                          SPLAT8(0xf800), SPLAT8(0xd800), SPLAT8(0xfc00),
-                                                         SPLAT8(0xdc00), SPLAT8(4)};
+                                                         SPLAT8(0xdc00), SPLAT8(4), SPLAT8(1)};
 static const v128_t *const C8 = (const v128_t *)K8;
 static const v128_t *const C16 = (const v128_t *)K16;
 #define K_SHORT C8[0]
@@ -45,14 +45,19 @@ static const v128_t *const C16 = (const v128_t *)K16;
 #define K_FC00 C16[5]
 #define K_DC00 C16[6]
 #define K_4 C16[7]
+#define K_1W C16[8]
 
 extern unsigned char __heap_base;
 
 /* First free byte of memory: the host copies units after it (aligned up, past a zero unit). */
 __attribute__((export_name("heap_base"))) uintptr_t heap_base(void) { return (uintptr_t)&__heap_base; }
 
-/* UTF-8 bytes beyond one of 8 units at q (not all ASCII), lone surrogates at 6: 0 to 5 a lane. */
-static inline v128_t utf8_extra(v128_t v, const uint16_t *q) {
+/*
+ * UTF-8 bytes beyond one of 8 units at q (not all ASCII): 1 below 0x800, 2 above, 1 for a
+ * surrogate of a pair; a lone surrogate takes `lone` more (5 in all as `JSON.stringify` escapes
+ * it, 2 as a UTF-8 encoder replaces it with U+FFFD).
+ */
+static inline v128_t utf8_extra(v128_t v, const uint16_t *q, v128_t lone_more) {
   v128_t e = wasm_i16x8_neg(wasm_i16x8_add(wasm_u16x8_ge(v, K_80), wasm_u16x8_ge(v, K_800)));
   v128_t sur = wasm_i16x8_eq(wasm_v128_and(v, K_F800), K_D800);
   if (!wasm_v128_any_true(sur)) return e;
@@ -61,19 +66,19 @@ static inline v128_t utf8_extra(v128_t v, const uint16_t *q) {
   v128_t next_lo = wasm_i16x8_eq(wasm_v128_and(wasm_v128_load(q + 1), K_FC00), K_DC00);
   v128_t prev_hi = wasm_i16x8_eq(wasm_v128_and(wasm_v128_load(q - 1), K_FC00), K_D800);
   v128_t lone = wasm_v128_or(wasm_v128_andnot(hi, next_lo), wasm_v128_andnot(lo, prev_hi));
-  /* a surrogate takes 2 bytes of its pair (one less than the 3 counted), a lone one 6 */
-  return wasm_i16x8_add(wasm_i16x8_add(e, sur), wasm_v128_and(lone, K_4));
+  /* a surrogate takes 2 bytes of its pair (one less than the 3 counted) */
+  return wasm_i16x8_add(wasm_i16x8_add(e, sur), wasm_v128_and(lone, lone_more));
 }
 
-/* The scalar reference for one unit (tails shorter than 16 units). */
-static uint32_t unit_bytes(const uint16_t *q) {
+/* The scalar reference for one unit (tails shorter than 16 units), escaped or not. */
+static uint32_t unit_bytes(const uint16_t *q, int escapes) {
   uint16_t c = q[0];
-  if (c == '"' || c == '\\') return 2;
-  if (c < 0x20) return (c >= 0x08 && c <= 0x0d && c != 0x0b) ? 2 : 6;
+  if (escapes && (c == '"' || c == '\\')) return 2;
+  if (escapes && c < 0x20) return (c >= 0x08 && c <= 0x0d && c != 0x0b) ? 2 : 6;
   if (c < 0x80) return 1;
   if (c < 0x800) return 2;
-  if ((c & 0xfc00) == 0xd800) return (q[1] & 0xfc00) == 0xdc00 ? 2 : 6;
-  if ((c & 0xfc00) == 0xdc00) return (q[-1] & 0xfc00) == 0xd800 ? 2 : 6;
+  if ((c & 0xfc00) == 0xd800) return (q[1] & 0xfc00) == 0xdc00 ? 2 : escapes ? 6 : 3;
+  if ((c & 0xfc00) == 0xdc00) return (q[-1] & 0xfc00) == 0xd800 ? 2 : escapes ? 6 : 3;
   return 3;
 }
 
@@ -87,18 +92,19 @@ static uint32_t unit_bytes(const uint16_t *q) {
   } while (0)
 
 /*
- * Bytes `JSON.stringify` writes for units p[0..n) (without the quotes), in chunks of up to 255
- * blocks of 16 units. Escapes are counted per byte lane (units narrowed with signed saturation: a
- * unit over 0x7f becomes 0x7f or a byte of 0x80 and up, none escaped): control characters (5 extra, 1 for the
- * short ones) and quotes or backslashes (1 extra), at most one of each a lane and a block, so a
- * chunk stays within a byte lane; the UTF-8 extra is at most 10 a lane and a block (two units of
- * 5), so a chunk stays within a 16-bit lane.
+ * Bytes of units p[0..n), escaped as `JSON.stringify` writes a string's content (`escapes`) or
+ * UTF-8 encoded only, in chunks of up to 255 blocks of 16 units. Escapes are counted per byte lane
+ * (units narrowed with signed saturation: a unit over 0x7f becomes 0x7f or a byte of 0x80 and up,
+ * none escaped): control characters (5 extra, 1 for the short ones) and quotes or backslashes (1
+ * extra), at most one of each a lane and a block, so a chunk stays within a byte lane; the UTF-8
+ * extra is at most 10 a lane and a block (two units of 5), so a chunk stays within a 16-bit lane.
  *
  * Perf: a chunk starts in a loop over 64 units at a time that knows only ASCII (few live vectors:
  * V8 keeps them in registers; one test a 64 units) and finishes in the general loop from the first
  * 64 units that are not all ASCII.
  */
-__attribute__((export_name("measure"))) uint32_t measure(const uint16_t *p, uint32_t n) {
+static inline __attribute__((always_inline)) uint32_t count(const uint16_t *p, uint32_t n, const int escapes) {
+  const v128_t lone_more = escapes ? K_4 : K_1W;
   v128_t total = wasm_i32x4_splat(0);
   uint32_t i = 0;
   while (n - i >= 16) {
@@ -115,16 +121,18 @@ __attribute__((export_name("measure"))) uint32_t measure(const uint16_t *p, uint
       v128_t any = wasm_v128_or(wasm_v128_or(wasm_v128_or(a0, c0), wasm_v128_or(a1, c1)),
                                 wasm_v128_or(wasm_v128_or(a2, c2), wasm_v128_or(a3, c3)));
       if (wasm_v128_any_true(wasm_v128_and(any, K_FF80))) break;
-      ESCAPES(a0, c0);
-      ESCAPES(a1, c1);
-      ESCAPES(a2, c2);
-      ESCAPES(a3, c3);
+      if (escapes) {
+        ESCAPES(a0, c0);
+        ESCAPES(a1, c1);
+        ESCAPES(a2, c2);
+        ESCAPES(a3, c3);
+      }
     }
     for (; i < end; i += 16) {
       v128_t a = wasm_v128_load(p + i), c = wasm_v128_load(p + i + 8);
-      ESCAPES(a, c);
+      if (escapes) ESCAPES(a, c);
       if (wasm_v128_any_true(wasm_v128_and(wasm_v128_or(a, c), K_FF80)))
-        wide = wasm_i16x8_add(wide, wasm_i16x8_add(utf8_extra(a, p + i), utf8_extra(c, p + i + 8)));
+        wide = wasm_i16x8_add(wide, wasm_i16x8_add(utf8_extra(a, p + i, lone_more), utf8_extra(c, p + i + 8, lone_more)));
     }
     v128_t esc = wasm_i16x8_sub(wasm_i16x8_mul(wasm_u16x8_extadd_pairwise_u8x16(ctrl), wasm_i16x8_splat(5)),
                                 wasm_i16x8_shl(wasm_u16x8_extadd_pairwise_u8x16(shorts), 2));
@@ -135,6 +143,12 @@ __attribute__((export_name("measure"))) uint32_t measure(const uint16_t *p, uint
   /* one byte a unit so far, plus what the lanes summed */
   uint32_t bytes = i + wasm_u32x4_extract_lane(total, 0) + wasm_u32x4_extract_lane(total, 1) +
                    wasm_u32x4_extract_lane(total, 2) + wasm_u32x4_extract_lane(total, 3);
-  for (; i < n; i++) bytes += unit_bytes(p + i);
+  for (; i < n; i++) bytes += unit_bytes(p + i, escapes);
   return bytes;
 }
+
+/* Bytes `JSON.stringify` writes for units p[0..n) (without the quotes). */
+__attribute__((export_name("measure"))) uint32_t measure(const uint16_t *p, uint32_t n) { return count(p, n, 1); }
+
+/* UTF-8 bytes of units p[0..n) as an encoder writes them (a lone surrogate as U+FFFD, 3 bytes). */
+__attribute__((export_name("utf8_length"))) uint32_t utf8_length(const uint16_t *p, uint32_t n) { return count(p, n, 0); }
