@@ -13,6 +13,10 @@ import { WorkspaceError } from '../fs/confine.js';
 import type { PageBudget } from './page-budget.js';
 import { runAsCaller } from './call-context.js';
 import { WorkLimiter } from './work-limiter.js';
+import { StderrWarnings } from '../transport/warnings.js';
+
+/** Unexpected tool errors for the operator: a client can cause many, so they share stderr's bound. */
+const toolErrors = new StderrWarnings(process.stderr, 'mcp-budget');
 
 export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
 
@@ -99,7 +103,7 @@ export function toolError(e: unknown): CallToolResult {
     // gets the error code only and the operator gets the whole error on stderr.
     const errno = (e as NodeJS.ErrnoException | undefined)?.code;
     message = `An unexpected error occurred (${typeof errno === 'string' ? errno : 'error'}); the server log has the details. Try again; if it persists, report it.`;
-    process.stderr.write(`mcp-budget: unexpected tool error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    toolErrors.warn(`unexpected tool error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   }
   return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { 'io.github.mcp-result-budget/error': { code } } };
 }

@@ -90,7 +90,9 @@ class Proxy {
     try {
       const env = o.env ?? process.env;
       const plan = planSpawn({ command: o.command, args: o.args, env, platform: process.platform, cwd: process.cwd(), isFile: isRegularFile, readText: readSmallFile });
-      this.child = spawn(plan.file, plan.args, { ...plan.options, stdio: ['pipe', 'pipe', 'inherit'], env: plan.env });
+      // The server's stderr is piped, not inherited: a child given our descriptor 2 makes it
+      // blocking for both processes, and a stderr nobody reads would then stall the proxy.
+      this.child = spawn(plan.file, plan.args, { ...plan.options, stdio: ['pipe', 'pipe', 'pipe'], env: plan.env });
     } catch (e) {
       this.warn(`cannot start \`${this.name}\`: ${(e as Error).message}`);
       this.finish(1);
@@ -103,6 +105,9 @@ class Proxy {
       this.finish(1);
     });
     child.stdin!.on('error', () => undefined); // a dead server's stdin: reported by 'exit'
+    // Passed on with backpressure: while our stderr does not drain, the server's waits.
+    child.stderr!.on('error', () => undefined);
+    child.stderr!.pipe(o.stderr, { end: false });
     this.wireClientToServer();
     this.wireServerToClient();
     let stdoutEnded = false;

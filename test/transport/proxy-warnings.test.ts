@@ -5,10 +5,13 @@
  * hundred bytes. The proxy runs in this process (`runProxy`) so that its stderr's buffer can be
  * measured; its upstream is a real process.
  */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runProxy } from '../../src/transport/proxy.js';
 import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_CHARS } from '../../src/transport/warnings.js';
+import { cleanEnv, cliPath, ensureBuilt, repoRoot } from '../helpers/cli.js';
 
 /**
  * An upstream that answers a `tools/call` only after a response with a 500 KB id (fast path), one
@@ -72,4 +75,18 @@ describe('proxy warnings', () => {
     expect(lines[0]).toMatch(/^mcp-budget proxy: dropped a response to request "i{200}"…: no pending request/);
     expect(lines[1]).toMatch(/^mcp-budget proxy: dropped a response of \d+ bytes to request "j{200}"…: no pending request/);
   }, 180_000);
+
+  it('proxy-warnings: the CLI proxy with a stderr nobody reads keeps answering, passes its server\'s stderr on, and counts what it could not write', () => {
+    ensureBuilt();
+    // Run standalone, this driver showed the proxy stalling (blocked in write() after about 200
+    // warnings) while its server inherited the proxy's descriptor 2, and answering at once with the
+    // server's stderr piped; under the test runner the stall does not show, so this checks the
+    // piped path's behaviour, not the stall.
+    const code = FLOOD + 'process.stderr.write("server says hello\\n");';
+    const out = execFileSync(process.execPath, [join(repoRoot, 'test', 'fixtures', 'stderr-unread.mjs'), cliPath, code, '50000', '20000'], { env: cleanEnv(), encoding: 'utf8', timeout: 90_000 });
+    const [verdict, err] = out.split('--- stderr\n');
+    expect(verdict!.trim()).toBe('answered');
+    expect(err).toContain('server says hello');
+    expect(err).toMatch(/warnings were not written/);
+  }, 120_000);
 });
