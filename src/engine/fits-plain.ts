@@ -1,7 +1,8 @@
 /**
  * Shapes the fast path (fits.ts) decides without its general walk: what counts as a plain value
  * (serialized as its own members), and the commonest result, `{content: [plain text blocks]}`
- * with at most a boolean `isError`, proven to fit by arithmetic alone.
+ * with at most a boolean `isError`, decided by arithmetic (its texts measured only when 6 bytes a
+ * unit does not settle it).
  */
 import type { ResolvedLimits } from './options.js';
 import { escapedSize } from './escape-count.js';

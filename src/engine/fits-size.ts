@@ -1,6 +1,6 @@
 /**
- * Size arithmetic for the fast path (fits.ts): cheap upper bounds of a string's wire size, the
- * length of a number, and the deferred check of text blocks against the JSON built anyway.
+ * Size arithmetic for the fast path (fits.ts): the length of a number, the text bounds settled
+ * from lengths, and the deferred check of text blocks against the JSON built anyway.
  */
 import type { ResolvedLimits } from './options.js';
 import { escapedSize, utf8Size } from './escape-count.js';
