@@ -132,7 +132,7 @@ describe('fits, measured exactly', () => {
           under += wire(t) - t.length;
           over += 6 * t.length - wire(t);
         }
-        const objects = items.filter((x) => x !== null && typeof x === 'object' && !Array.isArray(x));
+        const objects = items.filter((x): x is object => x !== null && typeof x === 'object' && !Array.isArray(x));
         const empty = objects.filter((o) => Object.keys(o).length === 0).length;
         const nonEmpty = 1 + objects.length - empty;
         const [lower, upper] = walkBounds(v, l)!;
