@@ -15,7 +15,7 @@
  * Contract with the host: p[-1] and p[n] are 0 (no surrogate), and the units of one string are
  * passed in windows that never split a surrogate pair.
  *
- * Build: scripts/build-wasm-escape.sh (writes src/engine/wasm/escape-count-wasm.ts).
+ * Build: scripts/build-wasm.sh (writes src/engine/wasm/escape-count-wasm.ts).
  */
 #include <stdint.h>
 #include <wasm_simd128.h>
