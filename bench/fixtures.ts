@@ -11,17 +11,7 @@
  * - `textResult(chars)`: one text block of `chars` × 'x', flattened before it is returned.
  */
 
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../test/helpers/prng.js';
 
 const WORDS = (
   'revenue forecast quarterly region margin customer churn pipeline invoice ledger audit ' +

@@ -11,6 +11,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemberScanner, type MemberPolicy, type ValueTake } from '../../src/transport/member-scan.js';
+import { prng } from '../helpers/prng.js';
 
 /** Time-boxed; FC_RUNS / FC_TIME_MS widen a local exploration without editing the file. */
 const RUN = { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) };
@@ -61,18 +62,6 @@ interface Written {
 
 /** Where one edit breaks a document at a level the scanner reads. */
 type Site = { op: 'delete'; at: number } | { op: 'insert'; at: number } | { op: 'scalar'; at: number; length: number };
-
-/** A small deterministic generator (mulberry32): white space and escapes follow from a seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A JSON string for `s`: some code points as `\u` escapes (either case, pairs for astral ones), `/` sometimes as `\/`. */
 function jsonString(s: string, rnd: () => number): string {

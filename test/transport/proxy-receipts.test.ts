@@ -12,23 +12,12 @@ import { REPORT_KEY } from '../../src/engine/index.js';
 import { MAX_MEMBERS, ReceiptCapture } from '../../src/transport/receipt-capture.js';
 import { MAX_RECEIPT_KEY, MAX_RECEIPT_STRING, receiptOf } from '../../src/transport/typed-results.js';
 import { StdioPeer } from '../helpers/stdio-peer.js';
+import { prng } from '../helpers/prng.js';
 
 const RECEIPTS = fileURLToPath(new URL('../fixtures/receipt-upstream.mjs', import.meta.url));
 const DEFAULT_MAX = 64 * 1024;
 
 // ------------------------------------------------------------------ the capture alone
-
-/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A JSON string for `s`, some of its characters written as `\uXXXX` escapes. */
 function jsonString(s: string, rnd: () => number): string {
