@@ -8,7 +8,7 @@
  *
  * A peer decides how many results are cut, and stderr is often a pipe nobody reads: while more
  * than {@link MAX_BUFFERED_CUT_LOG_BYTES} wait in stderr's buffer, cuts are counted instead of
- * written, and one `{"event":"cuts_not_logged","count":N}` line says how many once it drains.
+ * written, and one `{"event":"cuts_not_logged","count":N}` line says how many as soon as it drains.
  */
 import type { TruncationListener } from '../transport/response-budget.js';
 
@@ -32,11 +32,14 @@ export interface CutLogSink {
   write(line: string): unknown;
   readonly writableLength?: number;
   readonly destroyed?: boolean;
+  /** A stream's `once('drain')`: the count of cuts not logged is written as soon as it drains. */
+  once?(event: 'drain', listener: () => void): unknown;
 }
 
 /** One shared writer per stream, so that every session's cuts count against one buffer. */
 export class CutLog {
   private notLogged = 0;
+  private waiting = false;
 
   constructor(
     private readonly out: CutLogSink,
@@ -68,15 +71,34 @@ export class CutLog {
   }
 
   private write(line: string): void {
-    if (this.out.destroyed === true || (this.out.writableLength ?? 0) > this.maxBufferedBytes) {
+    if (this.full()) {
       this.notLogged++;
+      this.countOnDrain();
       return;
     }
-    if (this.notLogged > 0) {
-      this.out.write(JSON.stringify({ event: 'cuts_not_logged', count: this.notLogged, why: 'stderr was not draining' }) + '\n');
-      this.notLogged = 0;
-    }
+    this.writeCount();
     this.out.write(line + '\n');
+  }
+
+  private full(): boolean {
+    return this.out.destroyed === true || (this.out.writableLength ?? 0) > this.maxBufferedBytes;
+  }
+
+  private writeCount(): void {
+    if (this.notLogged === 0) return;
+    this.out.write(JSON.stringify({ event: 'cuts_not_logged', count: this.notLogged, why: 'stderr was not draining' }) + '\n');
+    this.notLogged = 0;
+  }
+
+  /** Once the stream drains, say how many cuts were not logged, without waiting for another cut. */
+  private countOnDrain(): void {
+    if (this.waiting || this.out.once === undefined || this.out.destroyed === true) return;
+    this.waiting = true;
+    this.out.once('drain', () => {
+      this.waiting = false;
+      if (!this.full()) this.writeCount();
+      else if (this.notLogged > 0) this.countOnDrain();
+    });
   }
 }
 
