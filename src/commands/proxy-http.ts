@@ -50,7 +50,7 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
   const upstream = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(o.upstreamUrl!);
   if (o.listen === undefined) {
     // stdio client ↔ remote server.
-    const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes }), withCutLog(o.limits, o.cutLog?.()));
+    const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes, name }), withCutLog(o.limits, o.cutLog?.()));
     const remote = upstream();
     let closeBoth: () => Promise<void> = async () => undefined;
     const closed = new Promise<void>((resolve) => {

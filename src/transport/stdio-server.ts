@@ -35,6 +35,8 @@ export interface BoundedStdioOptions {
   stdin?: Readable;
   stdout?: Writable;
   stderr?: Writable;
+  /** What warnings on stderr start with. @default 'mcp-budget serve' */
+  name?: string;
   /** Longest client line accepted, in bytes. @default DEFAULT_SERVE_MAX_REQUEST_BYTES */
   maxRequestBytes?: number;
   /** Requests awaiting an answer before reading pauses. @default DEFAULT_MAX_INFLIGHT_REQUESTS */
@@ -70,7 +72,7 @@ export class BoundedStdioServerTransport implements Transport {
   constructor(private readonly o: BoundedStdioOptions = {}) {
     this.stdin = o.stdin ?? process.stdin;
     this.stdout = o.stdout ?? process.stdout;
-    this.warnings = new StderrWarnings(o.stderr ?? process.stderr, 'mcp-budget serve');
+    this.warnings = new StderrWarnings(o.stderr ?? process.stderr, o.name ?? 'mcp-budget serve');
     this.maxRequestBytes = o.maxRequestBytes ?? DEFAULT_SERVE_MAX_REQUEST_BYTES;
     this.slots = new InflightSlots(o.maxInflight ?? DEFAULT_MAX_INFLIGHT_REQUESTS, this.maxRequestBytes);
     this.framer = new LineFramer(this.maxRequestBytes, {
