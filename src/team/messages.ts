@@ -10,6 +10,7 @@ import { TEAM_INPUT_CAPS, TEAM_READ_LIMITS } from './limits.js';
 import type { MemberTable } from './members.js';
 import { TeamError, type Member, type Message, type MessageHit, type Page, type RankKey, type SearchPage, type SearchPos, type SendOptions, type TimeKey } from './types.js';
 import { checkChannelName, checkSendInput } from './validate.js';
+import { nextWindow, windowPage } from './search-window.js';
 
 /** Characters of a body a page row carries (the tool cuts it to its byte preview). */
 const PREFIX_CHARS = TEAM_READ_LIMITS.previewBytes;
@@ -160,10 +161,8 @@ export class MessageTable {
           `SELECT messages_fts.rowid AS id, bm25(messages_fts) AS score FROM messages_fts WHERE ${where.join(' AND ')} ORDER BY score, id LIMIT ?`,
         )
         .all(...params, limit + 1);
-      const page = ranked.slice(0, limit);
-      const last = page[page.length - 1];
-      const next: SearchPos | undefined = ranked.length > limit && last !== undefined ? { hi, after: { score: last.score, id: last.id } } : lo > 0 ? { hi: lo } : undefined;
-      if (page.length === 0 && next !== undefined && windows < TEAM_READ_LIMITS.searchWindowsPerCall) {
+      const { page, next } = windowPage(ranked, limit, hi, lo);
+      if (nextWindow(page, next, windows)) {
         hi = next.hi;
         after = undefined;
         continue;

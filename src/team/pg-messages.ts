@@ -19,6 +19,7 @@ import { pgMembers } from './pg-members.js';
 import { TS_CONFIG } from './pg-schema.js';
 import { TeamError, type Member, type Message, type MessageHit, type Page, type SearchPage, type SearchPos, type SendOptions, type TimeKey } from './types.js';
 import { checkChannelName, checkSendInput } from './validate.js';
+import { nextWindow, windowPage } from './search-window.js';
 
 const PREFIX_CHARS = TEAM_READ_LIMITS.previewBytes;
 
@@ -142,10 +143,8 @@ export const pgMessages = {
       const lo = res.rows[0]?.lo ?? 0;
       windowed ||= lo > 0;
       const ranked = res.rows.filter((r) => r.id !== null).map((r) => ({ id: r.id!, score: r.score! }));
-      const page = ranked.slice(0, limit);
-      const last = page[page.length - 1];
-      const next: SearchPos | undefined = ranked.length > limit && last !== undefined ? { hi, after: { score: last.score, id: last.id } } : lo > 0 ? { hi: lo } : undefined;
-      if (page.length === 0 && next !== undefined && windows < TEAM_READ_LIMITS.searchWindowsPerCall) {
+      const { page, next } = windowPage(ranked, limit, hi, lo);
+      if (nextWindow(page, next, windows)) {
         hi = next.hi;
         after = undefined;
         continue;
