@@ -12,13 +12,14 @@ import { TS_CONFIG } from './pg-schema.js';
 import { taskIdOf, type PageTask } from './tasks.js';
 import { TeamError, type Comment, type Member, type NewTask, type Page, type RankKey, type Task, type TaskChanges, type TaskFilter, type TaskHit, type TaskStatus, type TimeKey } from './types.js';
 import { ByteTotal, checkLabels, checkPriority, checkStatus, checkText } from './validate.js';
+import { TASKS_FROM, taskListQuery } from './task-list-query.js';
 
 const PREFIX_CHARS = TEAM_READ_LIMITS.taskPreviewBytes;
 const columns = (body: string): string => `t.id, t.title, ${body} AS body, length(t.body) > ${PREFIX_CHARS} AS truncated, t.status, t.priority,
   a.name AS assignee, c.name AS created_by, t.created_at, t.updated_at,
   coalesce((SELECT json_agg(label ORDER BY label) FROM task_labels WHERE task_id = t.id), '[]'::json) AS labels`;
 const COLUMNS = columns(`left(t.body, ${PREFIX_CHARS})`);
-const FROM = `tasks t LEFT JOIN members a ON a.id = t.assignee_id LEFT JOIN members c ON c.id = t.created_by`;
+const FROM = TASKS_FROM;
 
 interface Row {
   id: number;
@@ -115,26 +116,13 @@ export const pgTasks = {
   },
 
   async list(db: Queryable, filter: TaskFilter, after: TimeKey | undefined, limit: number): Promise<Page<PageTask>> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    let order = `t.updated_at DESC, t.id DESC`;
-    let key = `(t.updated_at, t.id)`;
-    let from = FROM;
-    if (filter.label !== undefined) {
-      // The label index holds (label, updated_at, task_id): page it, then join the tasks.
-      from = `task_labels l JOIN ${FROM.replace('tasks t', 'tasks t ON t.id = l.task_id')}`;
-      where.push(`l.label = $${params.push(filter.label)}`);
-      order = `l.updated_at DESC, l.task_id DESC`;
-      key = `(l.updated_at, l.task_id)`;
-    }
-    if (filter.status !== undefined) where.push(`t.status = $${params.push(checkStatus(filter.status))}`);
+    let assigneeId: number | undefined;
     if (filter.assignee !== undefined) {
       const m = await pgMembers.get(db, filter.assignee);
       if (m === undefined) throw new TeamError('NOT_FOUND', `\`assignee\`: no member named ${JSON.stringify(filter.assignee)}.`);
-      where.push(`t.assignee_id = $${params.push(m.id)}`);
+      assigneeId = m.id;
     }
-    if (after !== undefined) where.push(`${key} < ($${params.push(after.at)}, $${params.push(after.id)})`);
-    const sql = `SELECT ${COLUMNS} FROM ${from} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT $${params.push(limit + 1)}`;
+    const { sql, params } = taskListQuery(COLUMNS, filter, assigneeId, after, limit, (n) => `$${n}`);
     return pageOf((await db.query<Row>(sql, params)).rows.map(toTask), limit);
   },
 
