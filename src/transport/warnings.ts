@@ -22,72 +22,97 @@ export const MAX_WARNING_FIELD_CHARS = 200;
 /** Characters of one warning after its prefix, escapes included. @default 2000 */
 export const MAX_WARNING_CHARS = 2000;
 
-/** What every writer on one stream shares. */
-interface StreamCount {
-  /** Warnings not written since the last count line. */
-  dropped: number;
-  /** The prefix of the last writer that dropped one (the count line's). */
-  prefix: string;
-  /** A `drain` listener waits to write the count. */
-  waiting: boolean;
+/** Where bounded lines go: a stream that reports what waits in its buffer (stderr, a test's sink). */
+export interface LineSink {
+  write(line: string): unknown;
+  readonly writableLength?: number;
+  readonly destroyed?: boolean;
+  /** A stream's `once('drain')`: the count of lines not written goes out as soon as it drains. */
+  once?(event: 'drain', listener: () => void): unknown;
 }
 
-const counts = new WeakMap<Writable, StreamCount>();
-
-/** One writer of warnings to `stderr`, each line starting with `prefix: `. */
-export class StderrWarnings {
-  private readonly count: StreamCount;
+/**
+ * Lines a peer cannot turn into unbounded memory: while more than `maxBufferedBytes` wait in the
+ * sink's buffer, lines are counted instead of written, and `countLine(n)` is written as soon as it
+ * drains (or before the next line written). The one mechanism behind warnings and the cut log.
+ */
+export class BoundedLines {
+  private dropped = 0;
+  private waiting = false;
 
   constructor(
-    private readonly stderr: Writable,
-    private readonly prefix: string,
+    private readonly out: LineSink,
+    private readonly countLine: (n: number) => string,
     private readonly maxBufferedBytes = MAX_BUFFERED_WARNING_BYTES,
-  ) {
-    let count = counts.get(stderr);
-    if (count === undefined) {
-      count = { dropped: 0, prefix, waiting: false };
-      counts.set(stderr, count);
-    }
-    this.count = count;
-  }
+  ) {}
 
-  warn(text: string): void {
+  /** Write `line` (ending in a newline), or count it; false when it was counted. */
+  write(line: string): boolean {
     if (this.full()) {
-      this.count.dropped++;
-      this.count.prefix = this.prefix;
-      this.reportOnDrain();
-      return;
+      this.dropped++;
+      this.countOnDrain();
+      return false;
     }
     this.writeCount();
-    this.stderr.write(`${this.prefix}: ${oneLine(text)}\n`);
+    this.out.write(line);
+    return true;
   }
 
   private full(): boolean {
-    return this.stderr.destroyed || this.stderr.writableLength > this.maxBufferedBytes;
+    return this.out.destroyed === true || (this.out.writableLength ?? 0) > this.maxBufferedBytes;
   }
 
-  /** Write how many warnings were not written, if any. */
   private writeCount(): void {
-    const c = this.count;
-    if (c.dropped === 0) return;
-    this.stderr.write(`${c.prefix}: ${c.dropped} warnings were not written (stderr was not draining)\n`);
-    c.dropped = 0;
+    if (this.dropped === 0) return;
+    this.out.write(this.countLine(this.dropped));
+    this.dropped = 0;
   }
 
   /**
-   * Once stderr drains, say how many were dropped, without waiting for another warning. A buffer
-   * over the bound is over Node's default high-water mark, so a write has returned false and
-   * `drain` will come; with a higher mark, the next warning written reports the count instead.
+   * Once the sink drains, write the count without waiting for another line. A buffer over the
+   * bound is over Node's default high-water mark, so a write has returned false and `drain` will
+   * come; with a higher mark, the next line written reports the count instead.
    */
-  private reportOnDrain(): void {
-    const c = this.count;
-    if (c.waiting || this.stderr.destroyed) return;
-    c.waiting = true;
-    this.stderr.once('drain', () => {
-      c.waiting = false;
+  private countOnDrain(): void {
+    if (this.waiting || this.out.once === undefined || this.out.destroyed === true) return;
+    this.waiting = true;
+    this.out.once('drain', () => {
+      this.waiting = false;
       if (!this.full()) this.writeCount();
-      else if (c.dropped > 0) this.reportOnDrain();
+      else if (this.dropped > 0) this.countOnDrain();
     });
+  }
+}
+
+/** What every warning writer on one stream shares: one bound, and the prefix of the last one not written. */
+interface StreamLines {
+  lines: BoundedLines;
+  prefix: string;
+}
+
+const streams = new WeakMap<Writable, StreamLines>();
+
+/** One writer of warnings to `stderr`, each line starting with `prefix: `. */
+export class StderrWarnings {
+  private readonly shared: StreamLines;
+
+  constructor(
+    stderr: Writable,
+    private readonly prefix: string,
+    maxBufferedBytes = MAX_BUFFERED_WARNING_BYTES,
+  ) {
+    let shared = streams.get(stderr);
+    if (shared === undefined) {
+      const s: StreamLines = { prefix, lines: undefined as unknown as BoundedLines };
+      s.lines = new BoundedLines(stderr, (n) => `${s.prefix}: ${n} warnings were not written (stderr was not draining)\n`, maxBufferedBytes);
+      streams.set(stderr, s);
+      shared = s;
+    }
+    this.shared = shared;
+  }
+
+  warn(text: string): void {
+    if (!this.shared.lines.write(`${this.prefix}: ${oneLine(text)}\n`)) this.shared.prefix = this.prefix;
   }
 }
 

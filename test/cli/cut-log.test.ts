@@ -5,7 +5,8 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { CutLog, MAX_BUFFERED_CUT_LOG_BYTES, MAX_CUT_LOG_FIELD_CHARS } from '../../src/cli/cut-log.js';
+import { CutLog } from '../../src/cli/cut-log.js';
+import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_FIELD_CHARS } from '../../src/transport/warnings.js';
 import type { BudgetReport } from '../../src/engine/index.js';
 
 const report = { truncated: true, budget_kind: 'text', omitted_count: 1 } as unknown as BudgetReport;
@@ -25,7 +26,7 @@ describe('cut log', () => {
     const log = new CutLog(stderr);
     const listener = log.listener(() => 'session-1');
     for (let i = 0; i < 20_000; i++) listener({ id: i, tool: 'big', report, bytesBefore: 1e6, bytesAfter: 1000 });
-    expect(stderr.writableLength).toBeLessThanOrEqual(MAX_BUFFERED_CUT_LOG_BYTES + 1024);
+    expect(stderr.writableLength).toBeLessThanOrEqual(MAX_BUFFERED_WARNING_BYTES + 1024);
     const drain = async (): Promise<void> => {
       while (release.length > 0 || stderr.writableLength > 0) {
         const cbs = release;
@@ -57,8 +58,8 @@ describe('cut log', () => {
     log.listener(() => 's'.repeat(10_000))({ id: 'i'.repeat(1_000_000), tool: 't'.repeat(1_000_000), report });
     const line = JSON.parse(lines[0]!) as Record<string, string>;
     expect(lines[0]!.length).toBeLessThan(1000);
-    expect(line.tool).toBe(`${'t'.repeat(MAX_CUT_LOG_FIELD_CHARS)}…`);
-    expect(line.id).toBe(`${'i'.repeat(MAX_CUT_LOG_FIELD_CHARS)}…`);
-    expect(line.session).toBe(`${'s'.repeat(MAX_CUT_LOG_FIELD_CHARS)}…`);
+    expect(line.tool).toBe(`${'t'.repeat(MAX_WARNING_FIELD_CHARS)}…`);
+    expect(line.id).toBe(`${'i'.repeat(MAX_WARNING_FIELD_CHARS)}…`);
+    expect(line.session).toBe(`${'s'.repeat(MAX_WARNING_FIELD_CHARS)}…`);
   });
 });
