@@ -13,7 +13,8 @@
  * disagree on which one counts): once the repeat is seen, the budget is fed no more.
  */
 import { ByteBudget, type ResolvedLimits } from '../engine/index.js';
-import { EnvelopeScanner, repeatWhy, type EnvelopeFacts } from './envelope-scan.js';
+import { EnvelopeScanner, type EnvelopeFacts } from './envelope-scan.js';
+import { repeatWhy } from './repeated-members.js';
 import { classifyEnvelope } from './jsonrpc-errors.js';
 import { ReceiptCapture } from './receipt-capture.js';
 

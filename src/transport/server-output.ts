@@ -11,7 +11,8 @@
  * a parser that takes the first would read another id or another result) is refused on both paths,
  * and a pending request named by its first or its last id is answered with an error.
  */
-import { repeatedMembers, repeatWhy, type EnvelopeFacts } from './envelope-scan.js';
+import type { EnvelopeFacts } from './envelope-scan.js';
+import { repeatedMembers, repeatWhy } from './repeated-members.js';
 import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { PASS_THROUGH_MAX_BYTES, type LongServerLine } from './long-response.js';
 import { isRequestId, type RequestId } from './request-ids.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EnvelopeScanner, repeatedMembers, type EnvelopeFacts, type RepeatedMember } from '../../src/transport/envelope-scan.js';
+import { EnvelopeScanner, type EnvelopeFacts } from '../../src/transport/envelope-scan.js';
+import { repeatedMembers, type RepeatedMember } from '../../src/transport/repeated-members.js';
 import { refusalTarget } from '../../src/transport/jsonrpc-errors.js';
 import { isRequestId } from '../../src/transport/request-ids.js';
 
