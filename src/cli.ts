@@ -160,9 +160,19 @@ function sourceNames(fromFlags: BudgetOptions, fromEnv: BudgetOptions): Record<s
   return named;
 }
 
+/**
+ * Once the command is done and stdout has drained, wait at most this long for stderr: bytes a
+ * reader never takes (a pipe nobody reads) would keep the process alive forever. @default 2000
+ */
+const STDERR_GRACE_MS = 2000;
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    // Unreferenced: a process that ends by itself is not held; one held only by unread stderr ends.
+    setInterval(() => {
+      if (process.stdout.writableLength === 0) process.exit(code);
+    }, STDERR_GRACE_MS).unref();
   },
   (err: unknown) => {
     if (err instanceof UsageError) {

@@ -119,7 +119,13 @@ async function listCollapsed(walk: Walk, root: DirHandle, key: Buffer): Promise<
     return undefined;
   }
   if (dir === undefined) return undefined;
-  const level = await listLevel(walk, dir, key);
+  let level: Level | undefined;
+  try {
+    level = await listLevel(walk, dir, key);
+  } catch (e) {
+    await dir.close(); // not handed over yet: the deadline (or a read) ended the listing
+    throw e;
+  }
   if (level === undefined) {
     await dir.close();
     return { path: key.toString('utf8') };

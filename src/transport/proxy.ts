@@ -283,6 +283,12 @@ class Proxy {
     if (this.finished) return;
     this.finished = true;
     if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+    // The server is done: what it still writes to stderr is no longer passed on.
+    const serverErr = this.child?.stderr;
+    if (serverErr !== undefined && serverErr !== null) {
+      serverErr.unpipe(this.o.stderr);
+      serverErr.destroy();
+    }
     // Stop reading the client: an open stdin must not keep a finished proxy alive.
     this.o.stdin.pause();
     this.o.stdin.removeAllListeners('data');

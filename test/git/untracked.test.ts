@@ -8,7 +8,7 @@
  * tracked and untracked mixed); names that are not UTF-8; the listing's memory and time bounds, with the number of git calls a first page makes.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -228,6 +228,35 @@ describe('untracked listing', () => {
         }
       };
       await expect(late()).rejects.toThrow(/took longer than 1 ms/);
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('bounds: a listing ended by its deadline inside a directory level closes every descriptor it opened', async () => {
+    const r = tempRepo('untracked-deadline-fds');
+    repos.push(r);
+    const d = r.dir;
+    writeFileSync(join(d, 'tracked.txt'), 'x');
+    git(d, ['add', '.']);
+    git(d, ['commit', '-q', '-m', 'base']);
+    for (const dir of ['a', 'b']) {
+      mkdirSync(join(d, dir));
+      for (let i = 0; i < 2100; i++) writeFileSync(join(d, dir, `f${i}`), '');
+    }
+    const ws = await Workspace.open(d);
+    const g = new GitRunner(ws);
+    const fds = (): number => readdirSync('/proc/self/fd').length;
+    try {
+      const before = fds();
+      for (let i = 0; i < 20; i++) {
+        const run = async (): Promise<void> => {
+          // The deadline passes while the first level is read (checked every 1,024 entries).
+          for await (const _ of untrackedPaths(g.scope(), Buffer.alloc(0), () => undefined, false, 1000, { timeoutMs: 1 })) void _;
+        };
+        await expect(run()).rejects.toThrow(/took longer than 1 ms/);
+      }
+      expect(fds()).toBeLessThanOrEqual(before);
     } finally {
       await ws.close();
     }

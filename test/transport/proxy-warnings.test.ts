@@ -89,4 +89,11 @@ describe('proxy warnings', () => {
     expect(err).toContain('server says hello');
     expect(err).toMatch(/warnings were not written/);
   }, 120_000);
+
+  it('proxy-warnings: a server flooding stderr that nobody reads does not keep the proxy alive after its client leaves', () => {
+    ensureBuilt();
+    // Before: the server's stderr still waiting to be written held the proxy's event loop forever.
+    const out = execFileSync(process.execPath, [join(repoRoot, 'test', 'fixtures', 'stderr-flood-exit.mjs'), cliPath, '20000'], { env: cleanEnv(), encoding: 'utf8', timeout: 60_000 });
+    expect(out.trim()).toBe('exited');
+  }, 90_000);
 });
