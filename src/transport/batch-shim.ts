@@ -33,7 +33,7 @@ export function notAShim(text: string): string | undefined {
       const c = line[i]!;
       if (i === star) {
         checked = true;
-        const whyNot = forwardingFault(line, star, { command, quoted, bare, blocks });
+        const whyNot = forwardingFault(line, star, { command, quoted, bare, blocks }, text);
         if (whyNot !== undefined) return `${at}: ${whyNot}`;
         forwards++;
       }
@@ -64,6 +64,7 @@ function forwardingFault(
   line: string,
   star: number,
   at: { command: number; quoted: boolean; bare: string; blocks: readonly boolean[] },
+  text: string,
 ): string | undefined {
   const { command, quoted, bare, blocks } = at;
   if (quoted) return '%* stands inside quotes';
@@ -71,12 +72,39 @@ function forwardingFault(
   if (/\bfor\b/i.test(bare)) return '%* is part of a FOR command';
   if (/\bcall\b/i.test(line)) return 'the line that passes on %* uses CALL';
   const words = line.slice(command, star).replace(/^[\s@]+/, '');
-  const program = (/^"[^"]*"?/.exec(words)?.[0] ?? /^[^\s=,;]*/.exec(words)![0]).replaceAll('"', '').toLowerCase();
+  // cmd.exe ends a bare command name at white space, `=,;`, `/` (`cmd/c`) and `(`.
+  const program = (/^"[^"]*"?/.exec(words)?.[0] ?? /^[^\s=,;/(]*/.exec(words)![0]).replaceAll('"', '').toLowerCase();
   if (program === '') return 'the arguments themselves are the command';
-  if (['set', 'if', 'for', 'start', 'call'].includes(program)) return `%* is part of a ${program.toUpperCase()} command`;
-  if (/comspec|(^|[\\/])(cmd|powershell|pwsh)(\.exe)?$|\.(bat|cmd)$/.test(program)) return `%* is passed to ${program}, which parses it again`;
+  if (['set', 'if', 'for', 'start', 'call', 'rem'].includes(program) || program.startsWith(':')) return `%* is part of a ${program.toUpperCase()} command`;
+  for (const name of programsOf(program, text)) {
+    if (name.startsWith('?')) return `%* is passed to a program named by %${name.slice(1)}%, which the batch file does not set`;
+    if (REPARSERS.test(name)) return `%* is passed to ${name}, which parses it again`;
+  }
   if (!/\s/.test(line[star - 1] ?? '') || line.slice(star + 2).trim() !== '') return '%* is not the last word of its line';
   return undefined;
+}
+
+/** Programs that parse their arguments again: cmd.exe (by any name), PowerShell, another batch file. */
+const REPARSERS = /comspec|(^|[\\/])(cmd|powershell|pwsh)(\.exe)?$|\.(bat|cmd)$/;
+
+/**
+ * What a command word can run, as far as the batch file itself says: the word, and for each
+ * `%VAR%` in it every value the file `SET`s that variable to (recursively, a few levels). A
+ * variable the file never sets comes from the environment and could name anything: it comes back
+ * as `?name`, which the caller refuses. `%~dp0` (the batch file's own folder) is kept as it is.
+ */
+function programsOf(word: string, text: string, depth = 0): string[] {
+  const names = [...word.matchAll(/%([^%~*0-9][^%]*)%/g)].map((m) => m[1]!.toLowerCase());
+  if (names.length === 0) return [word];
+  if (depth > 3) return [word, `?${names[0]}`];
+  const out: string[] = [word];
+  for (const name of names) {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const values = [...text.matchAll(new RegExp(`\\bset\\s+"?${escaped}=([^"\\r\\n]*)`, 'gi'))].map((m) => m[1]!.trim().toLowerCase());
+    if (values.length === 0) return [word, `?${name}`];
+    for (const v of values) out.push(...programsOf(word.replaceAll(`%${name}%`, v.replaceAll('"', '')), text, depth + 1));
+  }
+  return out;
 }
 
 /** cmd.exe's percent expansion of one batch line: where `%*` stands, and whether `%1`…`%9` or `%~…1` is read. */

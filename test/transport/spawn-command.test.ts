@@ -536,6 +536,11 @@ describe('spawn-command: which batch files are shims', () => {
     ['a line continued', 'node x.js ^\n  %*', 'line 1 continues on the next line'],
     ['%* twice', 'node x.js %* %*', 'line 1 holds %* more than once'],
     ['no %*', '@echo off\r\necho hello\r\n', 'it never passes on %*'],
+    ['cmd ended by a slash', '@cmd/c node x.js %*', 'line 1: %* is passed to cmd, which parses it again'],
+    ['powershell ended by a slash', 'powershell/c node x.js %*', 'line 1: %* is passed to powershell, which parses it again'],
+    ['cmd through a variable the file sets', 'set P=cmd\n%P% /c node x.js %*', 'line 2: %* is passed to cmd, which parses it again'],
+    ['a program from the environment', '%TOOL% x.js %*', 'line 1: %* is passed to a program named by %tool%, which the batch file does not set'],
+    ['%* in a REM', 'rem %*', 'line 1: %* is part of a REM command'],
   ];
 
   it('spawn-command: a batch file that may parse its arguments again refuses the characters cmd.exe acts on, naming the argument', () => {
