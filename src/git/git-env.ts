@@ -63,9 +63,6 @@ export const FIXED_OVERRIDES: readonly ConfigOverride[] = [
   ['push.recurseSubmodules', 'no'],
 ];
 
-/** Overrides in one call at most; beyond this the environment would grow without bound. */
-export const MAX_OVERRIDES = 1000;
-
 let gitBinary: { path: string; searchPath: string } | undefined;
 
 /**
@@ -108,16 +105,16 @@ export function resolveGit(root: string): { path: string; searchPath: string } {
 }
 
 /**
- * The hardened environment for one call. Perf and safety: GIT_CONFIG_COUNT/KEY/VALUE are not split
- * at `=` as `-c key=value` is, so a key that itself contains `=` (a driver named `x=y`) is still
- * overridden exactly.
+ * The hardened environment for one call: the repository's per-work-tree files in its own `.git`,
+ * its config (and hooks, and `info`) only from the private common directory, the fixed overrides
+ * on top. GIT_CONFIG_COUNT/KEY/VALUE are not split at `=` as `-c key=value` is.
  */
-export function hardenedEnv(repo: RepoPaths, searchPath: string, overrides: readonly ConfigOverride[]): NodeJS.ProcessEnv {
+export function hardenedEnv(repo: RepoPaths, searchPath: string, commonDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: searchPath };
   if (process.env.TMPDIR !== undefined) env.TMPDIR = process.env.TMPDIR;
   if (process.env.SYSTEMROOT !== undefined) env.SYSTEMROOT = process.env.SYSTEMROOT;
-  env.GIT_CONFIG_COUNT = String(overrides.length);
-  overrides.forEach(([key, value], i) => {
+  env.GIT_CONFIG_COUNT = String(FIXED_OVERRIDES.length);
+  FIXED_OVERRIDES.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key;
     env[`GIT_CONFIG_VALUE_${i}`] = value;
   });
@@ -125,6 +122,7 @@ export function hardenedEnv(repo: RepoPaths, searchPath: string, overrides: read
   return {
     ...env,
     GIT_DIR: repo.gitDir,
+    GIT_COMMON_DIR: commonDir,
     GIT_WORK_TREE: repo.workTree,
     // With GIT_DIR set git does not discover; the ceiling is a second wall if it ever did.
     GIT_CEILING_DIRECTORIES: parent,

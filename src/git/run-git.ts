@@ -5,28 +5,29 @@
  *
  * Confined: before every spawn the root's identity is checked (`checkRoot`), and every call names
  * its repository (`GIT_DIR`, `GIT_WORK_TREE`; see git-env.ts) after repo-shape.ts has checked that
- * it is the root's own. Fail closed: the repository config is read whole (with includes) and the
- * call is refused if that read fails, is cut, times out or prints anything odd; program-naming
- * keys are overridden at command-line scope, and keys that cannot be are refused
- * (config-policy.ts).
+ * it is the root's own. git reads no configuration of the workspace: every call names a private
+ * common directory holding a vetted copy of the repository's config (private-config.ts), so what
+ * the policy judged is what git reads, whatever is written in `.git` meanwhile. Fail closed: a config
+ * that cannot be read completely, or a key the policy cannot leave out, refuses the call.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { WorkspaceError } from '../fs/errors.js';
-import { configOverrides, parseConfigList } from './config-policy.js';
-import { hardenedEnv, resolveGit, type ConfigOverride, type RepoPaths } from './git-env.js';
+import { hardenedEnv, resolveGit, type RepoPaths } from './git-env.js';
+import { privateCommonDir, type ConfigSource } from './private-config.js';
 import { checkRepository } from './repo-shape.js';
+import { GIT_TIMEOUT_MS, spawnGit, type GitCallOptions, type GitResult } from './spawn-git.js';
 
-/** Every git call is ended after this long. */
-export const GIT_TIMEOUT_MS = 10_000;
+export { GIT_TIMEOUT_MS, type GitCallOptions, type GitResult } from './spawn-git.js';
 /** The config read is refused past this many bytes (generous: real configs are a few KiB). */
 export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 /** The config read is refused after this long (an include naming a FIFO blocks). */
 export const CONFIG_TIMEOUT_MS = 5_000;
 
-/** What the runner needs of the workspace: its pinned root and the check that it still is. */
-export interface RootGuard {
-  /** The root's real path, pinned at start. */
-  readonly root: string;
+/**
+ * What the runner needs of the workspace: its pinned root, the check that it still is, and the
+ * gate's regular-file open (the config is read through it, never by path).
+ */
+export interface RootGuard extends ConfigSource {
   /** Throws `ROOT_CHANGED` when the root path no longer names the pinned directory. */
   checkRoot(): Promise<void>;
 }
@@ -36,24 +37,6 @@ export interface GitRunnerOptions {
   configTimeoutMs?: number;
   /** @default MAX_CONFIG_BYTES */
   maxConfigBytes?: number;
-}
-
-/** Output of a finished call (capped). */
-export interface GitResult {
-  code: number | null;
-  stdout: Buffer;
-  stderr: string;
-  /** Output passed `maxBytes` and git was ended. */
-  truncated: boolean;
-  timedOut: boolean;
-}
-
-export interface GitCallOptions {
-  timeoutMs?: number;
-  /** Written to git's stdin, then closed. */
-  input?: string | Buffer;
-  /** Stop reading (and end git) past this many stdout bytes. @default 4 MiB */
-  maxBytes?: number;
 }
 
 interface Prepared {
@@ -103,33 +86,13 @@ export class GitRunner {
     await this.ws.checkRoot();
     const repo = await checkRepository(this.ws.root, false);
     const { path: git, searchPath } = resolveGit(this.ws.root);
-    const overrides = await this.readConfig(git, repo, searchPath);
-    return { git, repo, env: hardenedEnv(repo, searchPath, overrides) };
-  }
-
-  /** The repository's effective config, read whole, turned into overrides (or a refusal). */
-  private async readConfig(git: string, repo: RepoPaths, searchPath: string): Promise<ConfigOverride[]> {
-    const max = this.options.maxConfigBytes ?? MAX_CONFIG_BYTES;
-    await this.ws.checkRoot();
-    const env = hardenedEnv(repo, searchPath, []);
-    const r = await spawnGit(git, ['config', '--list', '--includes', '--show-scope', '-z'], env, repo.workTree, {
-      maxBytes: max + 1,
-      timeoutMs: this.options.configTimeoutMs ?? CONFIG_TIMEOUT_MS,
+    const commonDir = await privateCommonDir(this.ws, {
+      git,
+      searchPath,
+      maxConfigBytes: this.options.maxConfigBytes ?? MAX_CONFIG_BYTES,
+      configTimeoutMs: this.options.configTimeoutMs ?? CONFIG_TIMEOUT_MS,
     });
-    const why = r.timedOut
-      ? `did not finish within ${this.options.configTimeoutMs ?? CONFIG_TIMEOUT_MS} ms (an include may name a FIFO or device)`
-      : r.truncated || r.stdout.length > max
-        ? `is over ${max} bytes (with its includes)`
-        : r.code !== 0
-          ? `could not be read (git config exited with ${r.code ?? 'a signal'}; a bad line or a missing include target)`
-          : r.stderr !== ''
-            ? 'made git print warnings'
-            : undefined;
-    if (why !== undefined) {
-      // Never the stderr text itself: it can name host paths of included files.
-      throw new WorkspaceError('UNSAFE_REPOSITORY', `The repository config ${why}; the git tools refuse a config they cannot read completely. Nothing was run.`);
-    }
-    return configOverrides(parseConfigList(r.stdout.toString('utf8')));
+    return { git, repo, env: hardenedEnv(repo, searchPath, commonDir) };
   }
 
   /**
@@ -210,44 +173,6 @@ export class GitRunner {
     const text = first.replace(/^(fatal|error): /, '').split(this.ws.root).join('.');
     return new WorkspaceError('IO_ERROR', `git ${args.find((a) => !a.startsWith('-') && !a.includes('=')) ?? args[0]} failed: ${text}`);
   }
-}
-
-function spawnGit(git: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, options: GitCallOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(git, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const max = options.maxBytes ?? 4 * 1024 * 1024;
-    const out: Buffer[] = [];
-    let size = 0;
-    let stderr = '';
-    let truncated = false;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, options.timeoutMs ?? GIT_TIMEOUT_MS);
-    child.stdout!.on('data', (d: Buffer) => {
-      if (size >= max) return;
-      out.push(d);
-      size += d.length;
-      if (size >= max) {
-        truncated = true;
-        child.kill('SIGKILL');
-      }
-    });
-    child.stderr!.on('data', (d: Buffer) => {
-      if (stderr.length < 4096) stderr += d.toString();
-    });
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      reject(new WorkspaceError('IO_ERROR', `git could not be started: ${e.message}`));
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout: Buffer.concat(out), stderr, truncated, timedOut });
-    });
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(options.input ?? '');
-  });
 }
 
 /** Refuse a user value that git could read as an option. */

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configOverrides, parseConfigList } from '../../src/git/config-policy.js';
+import { parseConfigList, vetEntry } from '../../src/git/config-policy.js';
 import { FIXED_OVERRIDES } from '../../src/git/git-env.js';
 import { GitRunner } from '../../src/git/run-git.js';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
@@ -97,54 +97,44 @@ function hostileValue(key: string, marker: string): string {
 const printed = (key: string): string => key.replace(/^([^.]+)/, (s) => s.toLowerCase()).replace(/\.([^.]+)$/, (s) => s.toLowerCase());
 
 describe('parseConfigList', () => {
-  it('parses scope, key, subsection (with dots, "=", spaces) and bare keys', () => {
-    const out = 'local\0core.bare\nfalse\0local\0filter.a.b=c d.clean\ntouch x\0worktree\0pager.log\0';
-    expect(parseConfigList(out)).toEqual([
+  it('parses key, subsection (with dots, "=", spaces) and bare keys', () => {
+    const out = 'core.bare\nfalse\0filter.a.b=c d.clean\ntouch x\0pager.log\0';
+    expect(parseConfigList(out, 'local')).toEqual([
       { scope: 'local', key: 'core.bare', section: 'core', subsection: undefined, name: 'bare', value: 'false' },
       { scope: 'local', key: 'filter.a.b=c d.clean', section: 'filter', subsection: 'a.b=c d', name: 'clean', value: 'touch x' },
-      { scope: 'worktree', key: 'pager.log', section: 'pager', subsection: undefined, name: 'log', value: undefined },
+      { scope: 'local', key: 'pager.log', section: 'pager', subsection: undefined, name: 'log', value: undefined },
     ]);
   });
 
-  it('odd output refuses: cut records, odd field counts, malformed keys', () => {
-    for (const odd of ['local\0core.bare\nfalse', 'local\0core.bare\nfalse\0local\0', 'local\0nodot\0', 'local\0.x\0', 'local\0a.1x\0', 'local\0a b.c\0']) {
-      expect(() => parseConfigList(odd), JSON.stringify(odd)).toThrow(WorkspaceError);
+  it('odd output refuses: cut records, malformed keys', () => {
+    for (const odd of ['core.bare\nfalse', 'nodot\0', '.x\0', 'a.1x\0', 'a b.c\0']) {
+      expect(() => parseConfigList(odd, 'local'), JSON.stringify(odd)).toThrow(WorkspaceError);
     }
   });
 });
 
-describe('configOverrides (pure)', () => {
-  const entry = (key: string, value: string | undefined = 'touch m', scope = 'local') => parseConfigList(`${scope}\0${key}${value === undefined ? '' : `\n${value}`}\0`);
+describe('vetEntry (pure)', () => {
+  const entry = (key: string, value: string | undefined = 'touch m') => parseConfigList(`${key}${value === undefined ? '' : `\n${value}`}\0`, 'local')[0]!;
 
-  it('every neutralized key is overridden and the fixed overrides come first', () => {
-    for (const key of NEUTRALIZED_KEYS) {
-      const entries = entry(printed(key));
-      const overrides = configOverrides(entries);
-      expect(overrides.slice(0, FIXED_OVERRIDES.length)).toEqual(FIXED_OVERRIDES);
-      expect(overrides.map(([o]) => o.toLowerCase()), key).toContain(entries[0]!.key.toLowerCase());
-    }
-  });
-
-  it('a fixed key set by the repository keeps the fixed value (never an empty hooks path)', () => {
-    const o = configOverrides(entry('core.hookspath', '.husky'));
-    expect(o.filter(([k]) => k.toLowerCase() === 'core.hookspath')).toEqual([['core.hooksPath', '/dev/null']]);
+  it('every program key is left out of the private config; so is every fixed override and extensions.worktreeConfig', () => {
+    for (const key of NEUTRALIZED_KEYS) expect(vetEntry(entry(printed(key))), key).toBe(false);
+    for (const [key] of FIXED_OVERRIDES) expect(vetEntry(entry(printed(key), 'x')), key).toBe(false);
+    expect(vetEntry(entry('extensions.worktreeconfig', 'true'))).toBe(false);
+    expect(vetEntry(entry('core.hookspath', '.husky'))).toBe(false);
   });
 
   it('every refused key throws UNSAFE_REPOSITORY naming it', () => {
     for (const key of [...REFUSED_KEYS, 'core.worktree', 'extensions.partialclone', 'extensions.unknown', 'remote.origin.promisor']) {
       const e = entry(printed(key));
-      expect(() => configOverrides(e), key).toThrow(expect.objectContaining({ code: 'UNSAFE_REPOSITORY', data: { key: e[0]!.key } }));
+      expect(() => vetEntry(e), key).toThrow(expect.objectContaining({ code: 'UNSAFE_REPOSITORY', data: { key: e.key } }));
     }
-    expect(() => configOverrides(entry('core.bare', 'true'))).toThrow(expect.objectContaining({ code: 'UNSAFE_REPOSITORY' }));
-    expect(() => configOverrides(parseConfigList('local\0core.bare\0'))).toThrow(expect.objectContaining({ code: 'UNSAFE_REPOSITORY' }));
+    expect(() => vetEntry(entry('core.bare', 'true'))).toThrow(expect.objectContaining({ code: 'UNSAFE_REPOSITORY' }));
+    expect(() => vetEntry(parseConfigList('core.bare\0', 'local')[0]!)).toThrow(expect.objectContaining({ code: 'UNSAFE_REPOSITORY' }));
   });
 
-  it('empty programs, booleans and data keys pass; unexpected scopes refuse', () => {
-    for (const [k, v] of [['filter.x.clean', ''], ['filter.x.required', 'true'], ['core.bare', 'false'], ['uploadpack.allowfilter', 'true'], ['user.email', 'a@b'], ['safe.directory', '*'], ['extensions.objectformat', 'sha1'], ['extensions.worktreeconfig', 'true']] as const) {
-      expect(() => configOverrides(entry(k, v)), k).not.toThrow();
-    }
-    for (const scope of ['command', 'global', 'system', 'weird']) {
-      expect(() => configOverrides(entry('user.email', 'a@b', scope)), scope).toThrow(expect.objectContaining({ code: 'UNSAFE_REPOSITORY' }));
+  it('empty programs, booleans and data keys are kept', () => {
+    for (const [k, v] of [['filter.x.clean', ''], ['filter.x.required', 'true'], ['core.bare', 'false'], ['uploadpack.allowfilter', 'true'], ['user.email', 'a@b'], ['safe.directory', '*'], ['extensions.objectformat', 'sha1']] as const) {
+      expect(vetEntry(entry(k, v)), k).toBe(true);
     }
   });
 });
