@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import {
   DEFAULT_HTTP_HOST,
+  DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES,
   DEFAULT_HTTP_MAX_REQUEST_BYTES,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,
@@ -22,6 +23,8 @@ export interface ListenArgs {
   jsonResponse: boolean;
   /** `--max-request-bytes` when given (its default depends on the mode). */
   maxRequestBytes?: number;
+  /** `--max-inflight-body-bytes`: request bodies held at once, summed. */
+  maxInflightBodyBytes: number;
   allowHosts: string[];
   allowOrigins: string[];
   tokenFile?: string;
@@ -35,7 +38,7 @@ export interface ListenArgs {
 }
 
 /** Flags that mean nothing without `--listen`. */
-const HTTP_ONLY = ['--stateless', '--json-response', '--allow-host', '--allow-origin', '--token-file', '--session-idle-ms', '--max-sessions', '--shutdown-ms'];
+const HTTP_ONLY = ['--stateless', '--json-response', '--allow-host', '--allow-origin', '--token-file', '--session-idle-ms', '--max-sessions', '--shutdown-ms', '--max-inflight-body-bytes'];
 
 /** The HTTP flags and whether each takes a value (`--cursor-key-file`: serve, `--upstream-url`: proxy), from the command table. */
 const LISTEN_FLAGS: Record<string, 'string' | 'boolean'> = Object.fromEntries([...LISTEN_FLAG_SPECS, STATELESS, CURSOR_KEY_FILE, UPSTREAM_URL].map((f) => [f.name, f.type]));
@@ -95,6 +98,7 @@ export function listenArgsFromFlags(values: Readonly<Record<string, unknown>>, c
     jsonResponse: all('json-response').includes(true),
     allowHosts: every('allow-host'),
     allowOrigins: every('allow-origin'),
+    maxInflightBodyBytes: DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES,
     sessionIdleMs: DEFAULT_SESSION_IDLE_MS,
     maxSessions: DEFAULT_MAX_SESSIONS,
     shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
@@ -106,6 +110,12 @@ export function listenArgsFromFlags(values: Readonly<Record<string, unknown>>, c
     const n = parseSize('--max-request-bytes', maxRequest);
     if (n < 1024 || n > 1024 ** 3) throw new UsageError(`Expected \`--max-request-bytes\` to be from 1024 to ${1024 ** 3}, got ${maxRequest}`);
     args.maxRequestBytes = n;
+  }
+  const inflight = last('max-inflight-body-bytes');
+  if (inflight !== undefined) {
+    const n = parseSize('--max-inflight-body-bytes', inflight);
+    if (n < 1024 || n > 64 * 1024 ** 3) throw new UsageError(`Expected \`--max-inflight-body-bytes\` to be from 1024 to ${64 * 1024 ** 3}, got ${inflight}`);
+    args.maxInflightBodyBytes = n;
   }
   for (const v of args.allowOrigins) {
     if (!/^https?:\/\/[^/\s]+\/?$/i.test(v)) throw new UsageError(`Expected \`--allow-origin\` to be an origin like https://app.example.com, got ${JSON.stringify(v)}`);

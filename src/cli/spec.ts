@@ -4,7 +4,7 @@
  * flags a command accepts and the flags its help lists cannot drift apart.
  */
 import { DEFAULT_LIMITS, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES } from '../engine/index.js';
-import { DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SERVE_MAX_REQUEST_BYTES, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
+import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SERVE_MAX_REQUEST_BYTES, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
 import { BUDGET_FLAGS } from './args.js';
 
 /** One flag: its long name (without `--`), whether it takes a value, and what its help says. */
@@ -91,6 +91,7 @@ export const LISTEN_FLAG_SPECS: readonly FlagSpec[] = [
   { name: 'token-file', type: 'string', value: 'FILE', help: 'require Authorization: Bearer TOKEN; lines `TOKEN MEMBER`; mode 600 (with --listen)' },
   { name: 'session-idle-ms', type: 'string', value: 'N', help: 'close sessions idle this long (100–604800000, with --listen)', default: String(DEFAULT_SESSION_IDLE_MS) },
   { name: 'max-sessions', type: 'string', value: 'N', help: 'sessions open at once (1–100000, with --listen)', default: String(DEFAULT_MAX_SESSIONS) },
+  { name: 'max-inflight-body-bytes', type: 'string', value: 'N', help: 'request bodies held at once, summed; past it 503 before reading (1KiB–64GiB, with --listen)', default: formatBytes(DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES) },
   { name: 'shutdown-ms', type: 'string', value: 'N', help: 'on SIGTERM/SIGINT, time left to requests in flight (0–600000, with --listen)', default: String(DEFAULT_SHUTDOWN_GRACE_MS) },
 ];
 

@@ -23,6 +23,7 @@ export async function httpOptionsFrom(args: ListeningArgs, name: string, stderr:
     stateless: args.stateless,
     jsonResponse: args.jsonResponse,
     maxRequestBytes: args.maxRequestBytes ?? DEFAULT_HTTP_MAX_REQUEST_BYTES,
+    maxInflightBodyBytes: args.maxInflightBodyBytes,
     allowHosts: args.allowHosts,
     allowOrigins: args.allowOrigins,
     tokens: args.tokenFile === undefined ? undefined : await BearerTokens.fromFile(args.tokenFile),

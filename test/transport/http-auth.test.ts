@@ -94,6 +94,7 @@ describe('the member a token maps to', () => {
       stateless: false,
       jsonResponse: false,
       maxRequestBytes: 4 * 1024 * 1024,
+      maxInflightBodyBytes: 32 * 1024 * 1024,
       allowHosts: [],
       allowOrigins: [],
       tokens: BearerTokens.parse(`${ALICE} alice\n${BOB} bob\n`),

@@ -14,6 +14,17 @@ export const MCP_HTTP_PATH = '/mcp';
  * default is the same. @default 4 MiB
  */
 export const DEFAULT_HTTP_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/**
+ * Request bodies held in memory at once, summed over every connection, in bytes
+ * (`--max-inflight-body-bytes`): a body reserves its `Content-Length` (or the per-body cap when it
+ * has none) before any byte is read, and gives it back when its answer ends; a body that would pass
+ * the sum is answered 503 with `Retry-After`, unread. @default 32 MiB (8 bodies at the 4 MiB cap)
+ */
+export const DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES = 32 * 1024 * 1024;
+/** Seconds a client is told to wait (`Retry-After`) when the in-flight body budget or the session cap is full. @default 1 */
+export const RETRY_AFTER_S = 1;
+/** How often the HTTP server checks the header and request timeouts, in ms (Node's default is 30 s late). @default 1000 */
+export const TIMEOUT_CHECK_MS = 1000;
 /** A session with no request for this long is closed and its state freed (`--session-idle-ms`). @default 600000 (10 min) */
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** Sessions open at once (`--max-sessions`); an `initialize` over it is answered 503. @default 64 */

@@ -17,7 +17,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StderrWarnings, warningText } from '../warnings.js';
 import { AnswerTracker } from './answer-tracker.js';
-import { HEADERS_TIMEOUT_MS, MCP_HTTP_PATH, REFUSED_BODY_DRAIN_MS, REQUEST_TIMEOUT_MS, SHUTTING_DOWN } from './defaults.js';
+import { HEADERS_TIMEOUT_MS, MCP_HTTP_PATH, REFUSED_BODY_DRAIN_MS, REQUEST_TIMEOUT_MS, RETRY_AFTER_S, SHUTTING_DOWN, TIMEOUT_CHECK_MS } from './defaults.js';
 import { buildAllowLists, readCappedBody, refusedHeaders, urlHost, type AllowLists } from './request-gate.js';
 import { SessionTable, type HttpSession } from './sessions.js';
 import type { HttpListenOptions } from './options.js';
@@ -37,6 +37,8 @@ export class McpHttpServer {
   private readonly sessions: SessionTable;
   /** POST requests being handled now, with the tracker of their transport. */
   private readonly inflight = new Map<ServerResponse, AnswerTracker>();
+  /** Bytes of request bodies reserved now, over every connection (`maxInflightBodyBytes`). */
+  private bodyBytes = 0;
   private lists: AllowLists | undefined;
   private stopping = false;
   /** Clients decide how many lines are logged: dropped and counted while stderr does not drain. */
@@ -52,7 +54,8 @@ export class McpHttpServer {
       maxSessions: o.maxSessions,
       onExpired: (id) => this.log(`session ${id} expired after ${o.sessionIdleMs} ms idle`),
     });
-    this.http = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
+    // The timeouts are checked every TIMEOUT_CHECK_MS (Node's default interval would let them run 30 s late).
+    this.http = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
       this.route(req, res).catch((e: unknown) => {
         this.log(`internal error: ${warningText((e as Error)?.message ?? String(e))}`);
         if (!res.headersSent) sendJsonError(res, 500, -32603, 'Internal error');
@@ -136,7 +139,35 @@ export class McpHttpServer {
     sendJsonError(res, 405, -32000, 'Method not allowed.');
   }
 
+  /** The caller's principal: the token fingerprint, or `undefined` without tokens. */
+  private principal(req: IncomingMessage): string | undefined {
+    return (req as IncomingMessage & { auth?: AuthInfo }).auth?.token;
+  }
+
+  /**
+   * Reserve a body's bytes under the process-wide budget before reading it: its `Content-Length`,
+   * or the per-body cap when it declares none. False when the budget is full (the body is not read).
+   * The reservation is given back when the answer ends.
+   */
+  private reserveBody(req: IncomingMessage, res: ServerResponse): boolean {
+    const declared = Number(req.headers['content-length']);
+    const bytes = Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, this.o.maxRequestBytes) : this.o.maxRequestBytes;
+    if (this.bodyBytes + bytes > this.o.maxInflightBodyBytes) return false;
+    this.bodyBytes += bytes;
+    res.once('close', () => {
+      this.bodyBytes -= bytes;
+    });
+    return true;
+  }
+
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const declared = Number(req.headers['content-length']);
+    if (!(declared > this.o.maxRequestBytes) && !this.reserveBody(req, res)) {
+      this.log(`refused a request body: ${this.bodyBytes} bytes of bodies are held (--max-inflight-body-bytes ${this.o.maxInflightBodyBytes})`);
+      res.setHeader('Retry-After', String(RETRY_AFTER_S));
+      this.refuseBody(req, res, 503, -32000, `Service unavailable: request bodies in memory are at --max-inflight-body-bytes (${this.o.maxInflightBodyBytes} bytes); retry in ${RETRY_AFTER_S} s`);
+      return;
+    }
     const read = await readCappedBody(req, this.o.maxRequestBytes);
     if (!read.ok) {
       if (!read.tooLarge) {
@@ -144,7 +175,7 @@ export class McpHttpServer {
         return;
       }
       this.log(`refused a request body of ${read.seenBytes}+ bytes (over --max-request-bytes ${this.o.maxRequestBytes})`);
-      this.refuseBody(req, res);
+      this.refuseBody(req, res, 413, -32600, `Payload Too Large: the request body is over ${this.o.maxRequestBytes} bytes (--max-request-bytes)`);
       return;
     }
     let body: unknown;
@@ -157,7 +188,8 @@ export class McpHttpServer {
     if (this.o.stateless) return this.postStateless(req, res, body);
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
-      const session = this.sessions.get(sid);
+      // Another principal's session is answered as if it did not exist.
+      const session = this.sessions.get(sid, this.principal(req));
       if (session === undefined) {
         sendJsonError(res, 404, -32001, 'Session not found');
         return;
@@ -168,29 +200,35 @@ export class McpHttpServer {
       sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
       return;
     }
-    if (!this.sessions.hasRoom) {
-      res.setHeader('Retry-After', '5');
+    // Taken before the first await: concurrent initializes cannot pass the cap together.
+    const place = this.sessions.reserve();
+    if (place === undefined) {
+      res.setHeader('Retry-After', String(RETRY_AFTER_S));
       sendJsonError(res, 503, -32000, `Service unavailable: ${this.o.maxSessions} sessions are open (--max-sessions)`);
       return;
     }
-    await this.openSession(req, res, body);
+    try {
+      await this.openSession(req, res, body, place);
+    } finally {
+      place.cancel(); // no-op once the session was added
+    }
   }
 
-  private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async openSession(req: IncomingMessage, res: ServerResponse, body: unknown, place: { add(session: HttpSession): void }): Promise<void> {
     let session: HttpSession | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: this.o.jsonResponse,
       onsessioninitialized: (id) => {
         session!.id = id;
-        this.sessions.add(session!);
+        place.add(session!);
       },
       // DELETE: the SDK closes the transport right after.
       onsessionclosed: (id) => void this.sessions.close(id),
     });
     const tracker = new AnswerTracker(transport);
     const release = await this.app.connect(transport, false);
-    session = { id: '', transport, tracker, release, active: 0, lastActiveMs: Date.now() };
+    session = { id: '', transport, tracker, release, principal: this.principal(req), active: 0, lastActiveMs: Date.now() };
     await this.handle(session, req, res, body);
     if (transport.sessionId === undefined) {
       // The initialize was refused: no session was made.
@@ -231,7 +269,7 @@ export class McpHttpServer {
       return;
     }
     const sid = req.headers['mcp-session-id'];
-    const session = typeof sid === 'string' ? this.sessions.get(sid) : undefined;
+    const session = typeof sid === 'string' ? this.sessions.get(sid, this.principal(req)) : undefined;
     if (session === undefined) {
       if (typeof sid === 'string') sendJsonError(res, 404, -32001, 'Session not found');
       else sendJsonError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
@@ -243,19 +281,20 @@ export class McpHttpServer {
   }
 
   /**
-   * 413 with a JSON-RPC error, and the connection closed after it. What the client still sends is
+   * A refusal of a body that is not read (413 too large, 503 over the in-flight budget) with a
+   * JSON-RPC error, and the connection closed after it. What the client still sends is
    * discarded (never held) until its end or for a short while, and only then is the answer sent:
    * Node closes a `Connection: close` socket once the response ends, and a client still writing its
    * body would see EPIPE instead of the 413. Past the drain time the answer goes anyway and the
    * socket is cut.
    */
-  private refuseBody(req: IncomingMessage, res: ServerResponse): void {
+  private refuseBody(req: IncomingMessage, res: ServerResponse, status: number, code: number, message: string): void {
     let answered = false;
     const answer = (): void => {
       if (answered) return;
       answered = true;
       res.setHeader('Connection', 'close');
-      sendJsonError(res, 413, -32600, `Payload Too Large: the request body is over ${this.o.maxRequestBytes} bytes (--max-request-bytes)`);
+      sendJsonError(res, status, code, message);
     };
     const cut = setTimeout(() => {
       answer();

@@ -14,6 +14,8 @@ export interface HttpListenOptions {
   jsonResponse: boolean;
   /** Largest request body, in bytes (`--max-request-bytes`). */
   maxRequestBytes: number;
+  /** Request bodies held at once, summed, in bytes (`--max-inflight-body-bytes`). */
+  maxInflightBodyBytes: number;
   /** Host names allowed in `Host` besides the loopback names and the bound host (`--allow-host`). */
   allowHosts: string[];
   /** Origins allowed in `Origin` besides the loopback ones (`--allow-origin`). */

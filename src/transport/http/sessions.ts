@@ -2,6 +2,10 @@
  * The sessions of a stateful Streamable HTTP server: one SDK server transport and one
  * application state (a workspace server, or an upstream connection) per session, a cap on how
  * many are open, and expiry of idle ones so that their state is freed.
+ *
+ * The cap is taken before the first await of an initialize (`reserve`), not when the session is
+ * finally added: a burst of concurrent initializes can never hold more than `maxSessions` sessions,
+ * made or in the making.
  */
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AnswerTracker } from './answer-tracker.js';
@@ -13,6 +17,11 @@ export interface HttpSession {
   tracker: AnswerTracker;
   /** Frees the application state behind the transport (called once, after the transport closed). */
   release: () => Promise<void>;
+  /**
+   * Who opened it: the bearer token's fingerprint (`undefined` without tokens). Every later request
+   * of the session must come from the same principal; another one is told the session does not exist.
+   */
+  principal: string | undefined;
   /** Requests of this session being handled now; a busy session never expires. */
   active: number;
   lastActiveMs: number;
@@ -31,6 +40,8 @@ export interface SessionTableOptions {
 /** Open sessions by id, with idle expiry. */
 export class SessionTable {
   private readonly sessions = new Map<string, HttpSession>();
+  /** Sessions being opened: counted against the cap from before their first await. */
+  private reserved = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly o: SessionTableOptions) {
@@ -43,17 +54,31 @@ export class SessionTable {
     return this.sessions.size;
   }
 
-  /** Is there room for one more session? */
-  get hasRoom(): boolean {
-    return this.sessions.size < this.o.maxSessions;
+  /**
+   * Take one place under the cap for a session about to be opened, synchronously; `undefined` when
+   * the cap is reached. The place is given back by `add` (it becomes the session) or `cancel`.
+   */
+  reserve(): { add(session: HttpSession): void; cancel(): void } | undefined {
+    if (this.sessions.size + this.reserved >= this.o.maxSessions) return undefined;
+    this.reserved++;
+    let held = true;
+    const give = (): void => {
+      if (held) this.reserved--;
+      held = false;
+    };
+    return {
+      add: (session) => {
+        give();
+        this.sessions.set(session.id, session);
+      },
+      cancel: give,
+    };
   }
 
-  add(session: HttpSession): void {
-    this.sessions.set(session.id, session);
-  }
-
-  get(id: string): HttpSession | undefined {
-    return this.sessions.get(id);
+  /** The session `id` if `principal` opened it; any other caller is told it does not exist. */
+  get(id: string, principal: string | undefined): HttpSession | undefined {
+    const s = this.sessions.get(id);
+    return s !== undefined && s.principal === principal ? s : undefined;
   }
 
   /** Mark a request of the session started; the returned function marks it done. */
