@@ -70,6 +70,9 @@ export class PgTeamStore implements TeamStore {
   isEmpty(): Promise<boolean> {
     return this.read((db) => pgMembers.isEmpty(db));
   }
+  addFirstOwner(name: string): Promise<boolean> {
+    return this.write(async (db) => (await pgMembers.isEmpty(db)) && (await pgMembers.add(db, name, 'owner'), true));
+  }
   addMember(name: string, role: Role): Promise<Member> {
     return this.write((db) => pgMembers.add(db, name, role));
   }

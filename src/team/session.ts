@@ -96,8 +96,8 @@ export class TeamSession {
       store = SqliteTeamStore.open(this.file, this.label());
     }
     try {
-      // Two replicas starting on one empty database may both try to add the first owner.
-      const added = (await store.isEmpty()) && (await store.addMember(this.memberName, 'owner').then(() => true, (e: unknown) => (e instanceof TeamError && e.code === 'ALREADY_EXISTS' ? false : Promise.reject(e))));
+      // Replicas starting on one empty store race here: the check and the insert are one write.
+      const added = await store.addFirstOwner(this.memberName);
       if (!added) {
         const me = await store.getMember(this.memberName);
         if (me === undefined || !me.active) {

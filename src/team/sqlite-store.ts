@@ -44,6 +44,9 @@ export class SqliteTeamStore implements TeamStore {
   async isEmpty(): Promise<boolean> {
     return this.members.isEmpty();
   }
+  async addFirstOwner(name: string): Promise<boolean> {
+    return this.write(() => this.members.isEmpty() && (this.members.add(name, 'owner'), true));
+  }
   async addMember(name: string, role: Role): Promise<Member> {
     return this.write(() => this.members.add(name, role));
   }

@@ -191,6 +191,12 @@ export interface TeamStore {
   readonly storeId: string;
   /** `true` until the first member is added. */
   isEmpty(): Promise<boolean>;
+  /**
+   * Add `name` as owner only if the store has no member yet, in one write transaction (the check and
+   * the insert under the store's write lock): however many replicas start on one empty store, one
+   * becomes its owner. `false` when the store already had members.
+   */
+  addFirstOwner(name: string): Promise<boolean>;
   addMember(name: string, role: Role): Promise<Member>;
   getMember(name: string): Promise<Member | undefined>;
   setRole(name: string, role: Role): Promise<Member>;
