@@ -5,7 +5,7 @@
  * stops at the root's parent, and every pathspec is literal.
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, sep } from 'node:path';
+import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
 import { WorkspaceError } from '../fs/errors.js';
 
 /** A config override at command-line scope: key and value. */
@@ -63,43 +63,34 @@ export const FIXED_OVERRIDES: readonly ConfigOverride[] = [
   ['push.recurseSubmodules', 'no'],
 ];
 
-let gitBinary: { path: string; searchPath: string } | undefined;
+const under = (path: string, root: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+
+/** git's real path per workspace root (a root is checked against its own resolution). */
+const gitBinaries = new Map<string, string>();
 
 /**
- * `PATH` without entries a workspace could plant a `git` (or a program git runs) in: relative
- * entries (resolved against the root, git's working directory) and entries inside the root (npm
- * puts `<project>/node_modules/.bin` first when the project is the root).
+ * git's real path, found on `PATH` outside the workspace: an entry is skipped when it is relative
+ * (resolved against the root, git's working directory), when its text or its real path lies inside
+ * the root (npm puts `<project>/node_modules/.bin` first when the project is the root), and git is
+ * spawned by its real path, so a link on the way that the workspace could swap later is never
+ * followed again.
  */
-function trustedPath(root: string): string[] {
-  const out: string[] = [];
+export function resolveGit(root: string): string {
+  const known = gitBinaries.get(root);
+  if (known !== undefined) return known;
   for (const entry of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter)) {
-    if (entry === '' || !isAbsolute(entry)) continue;
+    if (entry === '' || !isAbsolute(entry) || under(resolve(entry), root)) continue;
     let real: string;
     try {
-      real = realpathSync(entry);
+      real = realpathSync(join(entry, 'git'));
+      if (!statSync(real).isFile()) continue;
+      accessSync(real, constants.X_OK);
     } catch {
       continue;
     }
-    if (real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)) continue;
-    out.push(entry);
-  }
-  return out;
-}
-
-/** git's absolute path, found once on the trusted `PATH` (never in the workspace). */
-export function resolveGit(root: string): { path: string; searchPath: string } {
-  if (gitBinary !== undefined) return gitBinary;
-  const dirs = trustedPath(root);
-  for (const dir of dirs) {
-    const candidate = join(dir, 'git');
-    try {
-      if (!statSync(candidate).isFile()) continue;
-      accessSync(candidate, constants.X_OK);
-    } catch {
-      continue;
-    }
-    gitBinary = { path: candidate, searchPath: dirs.join(delimiter) };
-    return gitBinary;
+    if (under(real, root)) continue;
+    gitBinaries.set(root, real);
+    return real;
   }
   throw new WorkspaceError('IO_ERROR', 'git was not found on PATH (entries inside the workspace are never used)');
 }
@@ -108,9 +99,14 @@ export function resolveGit(root: string): { path: string; searchPath: string } {
  * The hardened environment for one call: the repository's per-work-tree files in its own `.git`,
  * its config (and hooks, and `info`) only from the private common directory, the fixed overrides
  * on top. GIT_CONFIG_COUNT/KEY/VALUE are not split at `=` as `-c key=value` is.
+ *
+ * `PATH` and `GIT_EXEC_PATH` are one empty private directory: git can start no program by name,
+ * not even another git (the commands the tools run are all built in). A git child in a nested
+ * repository (a submodule's status, which reads that repository's own config) cannot start, whatever
+ * `.gitmodules` says; a shell command would need a program key, and none reaches the copy.
  */
-export function hardenedEnv(repo: RepoPaths, searchPath: string, commonDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: searchPath };
+export function hardenedEnv(repo: RepoPaths, execDir: string, commonDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: execDir, GIT_EXEC_PATH: execDir };
   if (process.env.TMPDIR !== undefined) env.TMPDIR = process.env.TMPDIR;
   if (process.env.SYSTEMROOT !== undefined) env.SYSTEMROOT = process.env.SYSTEMROOT;
   env.GIT_CONFIG_COUNT = String(FIXED_OVERRIDES.length);

@@ -94,8 +94,25 @@ export async function gitCommit(git: GitRunner, ws: Workspace, args: { message: 
   if (paths !== undefined) {
     await git.run(['add', '--', ...paths]);
   }
+  // Nothing to commit is decided here, on the index alone: git commit's own check ends in a status
+  // that may start a git in a nested repository (under that repository's config). git is then told
+  // to commit regardless (--allow-empty), so that path is never taken. A merge may conclude with
+  // no change.
+  const merging = (await git.tryRun(['rev-parse', '--verify', '--quiet', 'MERGE_HEAD'])).code === 0;
+  if (!merging) {
+    const staged = await git.tryRun(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv', '--', ...(paths ?? [])]);
+    if (staged.code === 0) {
+      throw new WorkspaceError(
+        'INVALID_PARAMS',
+        paths === undefined
+          ? 'Nothing to commit: no change is staged. Name the changed files in `paths`, or stage them first.'
+          : 'Nothing to commit: the named `paths` do not differ from HEAD.',
+      );
+    }
+    if (staged.code !== 1) throw new WorkspaceError('IO_ERROR', `git diff --cached failed (exit ${staged.code ?? 'signal'}); nothing was committed.`);
+  }
   // --no-verify: no hooks; the message comes on stdin, never as an argument.
-  const commitArgs = ['commit', '--no-verify', '--no-edit', '--quiet', '-F', '-'];
+  const commitArgs = ['commit', '--no-verify', '--no-edit', '--quiet', '--allow-empty', '-F', '-'];
   if (paths !== undefined) commitArgs.push('--', ...paths);
   await git.run([...(await identityArgs(git)), ...commitArgs], { input: message });
   const hash = (await git.run(['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();

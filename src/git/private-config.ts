@@ -30,7 +30,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { lstatSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -61,8 +61,8 @@ export interface ConfigSource {
 }
 
 export interface PrivateConfigOptions {
+  /** git's real path. */
   git: string;
-  searchPath: string;
   maxConfigBytes: number;
   configTimeoutMs: number;
 }
@@ -132,7 +132,7 @@ async function gitParse(c: Collect, bytes: Buffer, rel: string): Promise<string>
 /** `git config --file - --list -z --no-includes` over `text`: no repository, no other source. */
 async function readConfigText(opts: PrivateConfigOptions, text: Buffer, what: string): Promise<string> {
   const base = privateBase();
-  const r = await spawnGit(opts.git, ['config', '--file', '-', '--list', '-z', '--no-includes'], parseEnv(opts.searchPath, base), base, {
+  const r = await spawnGit(opts.git, ['config', '--file', '-', '--list', '-z', '--no-includes'], parseEnv(base), base, {
     input: text,
     maxBytes: opts.maxConfigBytes * 2 + 65536,
     timeoutMs: opts.configTimeoutMs,
@@ -151,9 +151,10 @@ async function readConfigText(opts: PrivateConfigOptions, text: Buffer, what: st
   return r.stdout.toString('latin1');
 }
 
-function parseEnv(searchPath: string, cwd: string): NodeJS.ProcessEnv {
+function parseEnv(cwd: string): NodeJS.ProcessEnv {
   return {
-    PATH: searchPath,
+    PATH: privateExecDir(),
+    GIT_EXEC_PATH: privateExecDir(),
     HOME: '/nonexistent',
     XDG_CONFIG_HOME: '/nonexistent',
     LC_ALL: 'C',
@@ -264,13 +265,17 @@ function listing(entries: readonly ConfigEntry[]): string {
 
 let base: string | undefined;
 
-/** This process's private directory (mode 0700, outside any workspace; removed at exit). */
+/**
+ * This process's private directory (mode 0700, by its real path, outside any workspace; removed at
+ * exit), with an empty `exec` directory that is git's whole `PATH` and `GIT_EXEC_PATH`.
+ */
 export function privateBase(): string {
   if (base !== undefined) return base;
-  const parent = tmpdir();
+  const parent = realpathSync(tmpdir());
   removeStale(parent);
   const dir = join(parent, `mcp-budget-git-${process.pid}-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { mode: 0o700 });
+  mkdirSync(join(dir, 'exec'), { mode: 0o500 });
   const st = lstatSync(dir);
   if (!st.isDirectory() || (st.mode & 0o077) !== 0 || (typeof process.getuid === 'function' && st.uid !== process.getuid())) {
     throw unsafe('The private directory for git\'s config could not be made private; nothing was run.');
@@ -278,6 +283,11 @@ export function privateBase(): string {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   base = dir;
   return dir;
+}
+
+/** The empty directory git gets as `PATH` and `GIT_EXEC_PATH`: it can start no program by name. */
+export function privateExecDir(): string {
+  return join(privateBase(), 'exec');
 }
 
 /** Directories of processes that ended without removing theirs (same user only). */

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { WorkspaceError } from '../fs/errors.js';
 import { hardenedEnv, resolveGit, type RepoPaths } from './git-env.js';
-import { privateCommonDir, type ConfigSource } from './private-config.js';
+import { privateCommonDir, privateExecDir, type ConfigSource } from './private-config.js';
 import { checkRepository } from './repo-shape.js';
 import { GIT_TIMEOUT_MS, spawnGit, type GitCallOptions, type GitResult } from './spawn-git.js';
 
@@ -85,14 +85,13 @@ export class GitRunner {
   private async load(): Promise<Prepared> {
     await this.ws.checkRoot();
     const repo = await checkRepository(this.ws.root, false);
-    const { path: git, searchPath } = resolveGit(this.ws.root);
+    const git = resolveGit(this.ws.root);
     const commonDir = await privateCommonDir(this.ws, {
       git,
-      searchPath,
       maxConfigBytes: this.options.maxConfigBytes ?? MAX_CONFIG_BYTES,
       configTimeoutMs: this.options.configTimeoutMs ?? CONFIG_TIMEOUT_MS,
     });
-    return { git, repo, env: hardenedEnv(repo, searchPath, commonDir) };
+    return { git, repo, env: hardenedEnv(repo, privateExecDir(), commonDir) };
   }
 
   /**

@@ -69,7 +69,7 @@ describe('serializeConfig', () => {
   });
 });
 
-const opts = (root: string) => ({ git: resolveGit(root).path, searchPath: resolveGit(root).searchPath, maxConfigBytes: 1 << 20, configTimeoutMs: 5000 });
+const opts = (root: string) => ({ git: resolveGit(root), maxConfigBytes: 1 << 20, configTimeoutMs: 5000 });
 
 async function outcome(root: string): Promise<string> {
   return (await runAll(root, { only: ['git_status'] })).git_status!;
