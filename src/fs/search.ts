@@ -1,10 +1,11 @@
 /**
  * Glob search over the workspace, confined and bounded. The query is compiled by glob-pattern.ts
- * (picomatch decides matches, `dot: false`; an automaton prunes directories that cannot match);
- * the walk (glob-walk.ts) starts at the `path` directory opened through the gate and enters every
- * directory from its parent's descriptor without following links, so neither a pattern's static
- * base nor anything met on the way can lead outside the root: a symlink is never entered and never
- * listed, and a query naming an existing or a missing name behind a link gets the same answer.
+ * (one automaton, bounded in time by construction, decides matches with `dot: false` and prunes
+ * directories that cannot match); the walk (glob-walk.ts) starts at the `path` directory opened
+ * through the gate and enters every directory from its parent's descriptor without following
+ * links, so neither a pattern's static base nor anything met on the way can lead outside the root:
+ * a symlink is never entered and never listed, and a query naming an existing or a missing name
+ * behind a link gets the same answer.
  *
  * One call stops at the first of: the page full (`limit` matches, or `maxPageBytes` of them, so
  * the result budget never has to cut it), the walk's end, or a cap on entries visited or on time

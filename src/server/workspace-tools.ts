@@ -131,7 +131,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     name: 'workspace_search_files',
     entryPoint: `${ENTRY}#workspace_search_files`,
     description:
-      'Find files by glob (`query`, e.g. "**/*.md"; braces allowed, extglobs not, at most 3 wildcard runs) under a directory; links are never followed. A scan stopped by its per-call cap says truncated_scan: continue with next_cursor.',
+      'Find files by glob (`query`, e.g. "**/*.md"; braces allowed, extglobs not) under a directory; links are never followed. A scan stopped by its per-call cap says truncated_scan: continue with next_cursor.',
     args: { path },
     limit: { ...WORKSPACE_LIMITS.search, overMax: 'refuse' },
     row: {
@@ -139,7 +139,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         'limit+1 matches, and a page stops at a byte size the budget never cuts; has_more; signed next_cursor holding the walk position (bound to query, path and directory identity); a scan stopped by its cap says truncated_scan with a note',
       per_item_budget: 'one relative path per match (raw bytes in non_utf8 when not UTF-8)',
       backend_query_bound:
-        'confined depth-first walk: opendir streamed on directory descriptors, links never entered, directories that cannot match pruned; at most 100,000 entries and 2 s per call; a resume re-reads to its position (at most 1,000,000 entries); extglobs and over 3 wildcard runs refused',
+        'confined depth-first walk: opendir streamed on directory descriptors, links never entered, directories that cannot match pruned; at most 100,000 entries and 2 s per call; a resume re-reads to its position (at most 1,000,000 entries); matching bounded by construction (no regular expression: a few ms per path at most); extglobs, regex-like forms and over 256 brace alternatives refused',
       structured_content: 'the page object; the text block is its JSON',
     },
     outputSchema: SEARCH_OUTPUT,
