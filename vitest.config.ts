@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two workers on two cores: most suites wait on child processes, git and sockets, and the default
+    // (cores - 1) ran the files one at a time.
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });

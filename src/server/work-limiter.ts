@@ -34,13 +34,16 @@ export class WorkLimiter {
   /** Run `work` once a place is free; rejects without running it if `signal` aborts first. */
   async run<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
     if (signal?.aborted === true) throw abortError();
-    if (this.running >= this.maxRunning) await this.wait(signal);
-    this.running++;
+    // The place is taken before any await: counted here, or handed over by the call that frees it
+    // (it never goes back to the pool in between, where a newcomer could take it too).
+    if (this.running < this.maxRunning) this.running++;
+    else await this.wait(signal);
     try {
       return await work();
     } finally {
-      this.running--;
-      this.queue.shift()?.resolve();
+      const next = this.queue.shift();
+      if (next !== undefined) next.resolve();
+      else this.running--;
     }
   }
 
