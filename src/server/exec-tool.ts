@@ -7,8 +7,7 @@
 import { z } from 'zod';
 import type { ResolvedLimits } from '../engine/index.js';
 import { ActionRegistry, EXEC_LIMITS, execute } from '../exec/index.js';
-import { toolError, type ToolContext } from './tool-kinds.js';
-import { WorkLimiter } from './work-limiter.js';
+import { runToolCall, type CallExtra, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/exec-tool.ts';
 
@@ -30,7 +29,6 @@ export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): Acti
   const registry = new ActionRegistry(ctx.declared ?? []);
   const settings = { limits, page: ctx.page };
   const names = registry.list().map((a) => a.name);
-  const work = (ctx.work ??= new WorkLimiter());
   ctx.server.registerTool(
     'exec',
     {
@@ -42,14 +40,10 @@ export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): Acti
       outputSchema: EXEC_OUTPUT,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     },
-    async (args: { action: string; input?: Record<string, unknown> | undefined }, extra: { signal?: AbortSignal }) => {
-      try {
-        // One work slot for the whole call: the action's handler runs inside it, never taking another.
-        return await work.run(extra.signal, () => execute(registry, settings, args.action, args.input));
-      } catch (e) {
-        return toolError(e);
-      }
-    },
+    // The same pipeline as a direct call: one work slot for the whole call (the action's handler
+    // runs inside it, never taking another), and the request's caller, not the server's `--as`.
+    (args: { action: string; input?: Record<string, unknown> | undefined }, extra: CallExtra) =>
+      runToolCall(ctx, extra, () => execute(registry, settings, args.action, args.input)),
   );
   ctx.rows.push({
     name: 'exec',

@@ -135,6 +135,27 @@ function requestedLimit(name: string, raw: unknown, spec: PagedSpec<never>['limi
   return n;
 }
 
+/** What the SDK hands a tool handler that the pipeline reads. */
+export interface CallExtra {
+  signal?: AbortSignal;
+  authInfo?: { clientId?: unknown };
+}
+
+/**
+ * The one way into a tool handler, for every route (a tool's own `tools/call`, `exec`): a work slot
+ * for the whole call, the caller from the request's `authInfo` (the handler and everything it
+ * awaits see it through `callerMember()`), and errors mapped to a tool result. A route that does not
+ * go through here runs as the server's own `--as` member: that is the defect this prevents.
+ */
+export async function runToolCall(ctx: ToolContext, extra: CallExtra, handler: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  const work = (ctx.work ??= new WorkLimiter());
+  try {
+    return await work.run(extra.signal, () => runAsCaller(extra.authInfo, handler));
+  } catch (e) {
+    return toolError(e);
+  }
+}
+
 function register(
   ctx: ToolContext,
   name: string,
@@ -146,14 +167,7 @@ function register(
 ): void {
   (ctx.declared ??= []).push({ name, inputShape: shape, outputSchema, annotations, handler });
   const config = outputSchema === undefined ? { description, inputSchema: shape, annotations } : { description, inputSchema: shape, annotations, outputSchema };
-  const work = (ctx.work ??= new WorkLimiter());
-  ctx.server.registerTool(name, config, async (args: Record<string, unknown>, extra: { signal?: AbortSignal; authInfo?: { clientId?: unknown } }) => {
-    try {
-      return await work.run(extra.signal, () => runAsCaller(extra.authInfo, () => handler(args)));
-    } catch (e) {
-      return toolError(e);
-    }
-  });
+  ctx.server.registerTool(name, config, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, () => handler(args)));
 }
 
 const limitArg = (max: number): z.ZodTypeAny =>

@@ -63,4 +63,30 @@ describe('serve --listen --token-file with the team tools', () => {
       await s.stop();
     }
   });
+
+  it('exec runs as the request\'s member too (the same call pipeline), never as --as', async () => {
+    const s = await startListening(['serve', '--root', join(dir, 'root'), '--team-db', db, '--as', 'owner', '--listen', '127.0.0.1:0', '--token-file', tokenFile]);
+    const alice = await connect(s.url, ALICE);
+    const bob = await connect(s.url, BOB);
+    const mallory = await connect(s.url, MALLORY);
+    try {
+      const sent = (await alice.callTool({ name: 'exec', arguments: { action: 'message.send', input: { channel: 'exec-route', body: 'via exec', to: ['bob'] } } })) as Result;
+      expect(sent.isError, JSON.stringify(sent.content)).not.toBe(true);
+      const history = (await bob.callTool({ name: 'exec', arguments: { action: 'message.history_read', input: { channel: 'exec-route' } } })) as Result;
+      expect(history.isError, JSON.stringify(history.content)).not.toBe(true);
+      const text = JSON.stringify(history.structuredContent);
+      expect(text).toContain('via exec');
+      expect(text).toContain('"alice"');
+      expect(text).not.toContain('"owner"');
+      // bob reads his own inbox through exec; the unknown member is refused there as on the direct route
+      const inbox = (await bob.callTool({ name: 'exec', arguments: { action: 'inbox.read', input: {} } })) as Result;
+      expect(JSON.stringify(inbox.structuredContent)).toContain('via exec');
+      const refused = (await mallory.callTool({ name: 'exec', arguments: { action: 'inbox.read', input: {} } })) as Result;
+      expect(refused.isError).toBe(true);
+      expect(refused.content?.[0]?.text).toMatch(/NOT_FOUND.*mallory/);
+    } finally {
+      await Promise.all([alice.close(), bob.close(), mallory.close()]);
+      await s.stop();
+    }
+  });
 });
