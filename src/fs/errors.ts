@@ -22,7 +22,9 @@ export type WorkspaceErrorCode =
   /** The root (or the named directory) is not a git repository of its own. */
   | 'NOT_A_REPOSITORY'
   /** This platform cannot confine the operation by descriptors; it is refused rather than pretended. */
-  | 'UNSUPPORTED_PLATFORM';
+  | 'UNSUPPORTED_PLATFORM'
+  /** The caller's team role may not do this; nothing was written. */
+  | 'PERMISSION_DENIED';
 
 export class WorkspaceError extends Error {
   override readonly name = 'WorkspaceError';

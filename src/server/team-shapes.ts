@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { cutString } from '../engine/index.js';
 import { WorkspaceError, type WorkspaceErrorCode } from '../fs/errors.js';
 import type { CursorCodec } from '../fs/cursor.js';
-import { TEAM_READ_LIMITS, TeamError, type Comment, type Member, type Message, type Task, type TeamSession, type TeamStore } from '../team/index.js';
+import { TEAM_READ_LIMITS, TeamError, requirePermission, type Comment, type Member, type Message, type Task, type TeamAction, type TeamSession, type TeamStore } from '../team/index.js';
 import { callerMember } from './call-context.js';
 import type { PageBudget } from './page-budget.js';
 
@@ -142,7 +142,7 @@ export function num(pos: Record<string, unknown>, key: string): number {
   return v;
 }
 
-const PASS_THROUGH: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR'];
+const PASS_THROUGH: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR', 'PERMISSION_DENIED'];
 
 /** A team failure as a workspace tool failure (the codes the model already knows). */
 export function asToolFailure(e: unknown): unknown {
@@ -166,11 +166,22 @@ export interface TeamCall {
   me: Member;
 }
 
-/** Run a team tool body with the current store and member; team failures become tool failures. */
-export function withTeam<A>(session: TeamSession, fn: (args: A, call: TeamCall) => Promise<object>): (args: A) => Promise<object> {
+/**
+ * Run a team tool body with the current store and member, after the permission table allows the
+ * caller's role `action` (src/team/permissions.ts: the one place roles are enforced, for every
+ * route and both engines); `owns` decides `own` access. Team failures become tool failures.
+ */
+export function withTeam<A>(
+  session: TeamSession,
+  action: TeamAction,
+  fn: (args: A, call: TeamCall) => Promise<object>,
+  owns?: (args: A, call: TeamCall) => Promise<boolean>,
+): (args: A) => Promise<object> {
   return async (args) => {
     try {
-      return await fn(args, await session.current(callerMember()));
+      const call = await session.current(callerMember());
+      await requirePermission(action, call.me, owns === undefined ? undefined : () => owns(args, call));
+      return await fn(args, call);
     } catch (e) {
       throw asToolFailure(e);
     }

@@ -71,7 +71,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
         structured_content: 'the page object; the text block is its JSON',
       },
       outputSchema: { tasks: z.array(taskItem), ...pageFields },
-      run: withTeam(session, async ({ status, assignee, label, limit, cursor }, { store }) => {
+      run: withTeam(session, 'task.read', async ({ status, assignee, label, limit, cursor }, { store }) => {
         const bind = [status ?? null, assignee ?? null, label ?? null];
         const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('tasks', store.storeId, bind, cursor));
         const page = await store.listTasks({ status, assignee, label }, after, limit);
@@ -99,7 +99,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
       structured_content: 'the page object; the text block is its JSON',
     },
     outputSchema: { q: z.string(), tasks: z.array(taskItem.extend({ score: z.number().nullable(), snippet: z.string() })), ...pageFields },
-    run: withTeam(session, async ({ query, status, limit, cursor }, { store }) => {
+    run: withTeam(session, 'task.read', async ({ query, status, limit, cursor }, { store }) => {
       const bind = [query, status ?? null];
       const pos = cursor === undefined ? undefined : cursors.decode('tsearch', store.storeId, bind, cursor);
       const snapshot = pos === undefined ? await store.lastTaskId() : num(pos, 'n');
@@ -136,7 +136,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
       structured_content: 'the task object; the text block is its JSON',
     },
     outputSchema: { task: taskItem, body_offset: z.number(), body_next_offset: z.number().nullable(), comments: z.array(commentItem), comments_has_more: z.boolean(), comments_next_cursor: z.string().optional() },
-    run: withTeam(session, async ({ id: rawId, body_offset, comments_limit, comments_cursor }, { store }) => {
+    run: withTeam(session, 'task.read', async ({ id: rawId, body_offset, comments_limit, comments_cursor }, { store }) => {
       const id = idOf(rawId);
       const limit = comments_limit ?? TEAM_PAGE_LIMITS.comments.default;
       if (limit > TEAM_PAGE_LIMITS.comments.max) {
@@ -163,7 +163,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
     caps: TASK_CAPS,
     row: mutationRow,
     outputSchema: { task: taskItem },
-    run: withTeam(session, async (a, { store, me }) => {
+    run: withTeam(session, 'task.create', async (a, { store, me }) => {
       await visibleAssignee(store, me, a.assignee);
       return { task: taskRow(await store.createTask(me, a)) };
     }),
@@ -178,11 +178,20 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
     destructive: true,
     row: mutationRow,
     outputSchema: { task: taskItem },
-    run: withTeam(session, async ({ id, ...changes }, { store, me }) => {
-      if (Object.values(changes).every((v) => v === undefined)) throw new WorkspaceError('INVALID_PARAMS', 'Nothing to change: pass at least one of title, body, status, priority, assignee, labels.');
-      await visibleAssignee(store, me, changes.assignee);
-      return { task: taskRow(await store.updateTask(me, idOf(id), changes)) };
-    }),
+    run: withTeam(
+      session,
+      'task.update',
+      async ({ id, ...changes }, { store, me }) => {
+        if (Object.values(changes).every((v) => v === undefined)) throw new WorkspaceError('INVALID_PARAMS', 'Nothing to change: pass at least one of title, body, status, priority, assignee, labels.');
+        await visibleAssignee(store, me, changes.assignee);
+        return { task: taskRow(await store.updateTask(me, idOf(id), changes)) };
+      },
+      // `own` access: a task the caller created or is assigned.
+      async ({ id }, { store, me }) => {
+        const task = await store.getTask(idOf(id));
+        return task.created_by === me.name || task.assignee === me.name;
+      },
+    ),
   });
 
   defineMutationTool<{ id: number | string; body: string }>(ctx, {
@@ -193,7 +202,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
     caps: { maxCommentBytes: TEAM_INPUT_CAPS.maxCommentBytes },
     row: { ...mutationRow, per_item_budget: 'receipt: comment id, task key, time', backend_query_bound: 'cap checked, task resolved by primary key, then one insert' },
     outputSchema: { id: z.number(), task_key: z.string(), created_at: z.string() },
-    run: withTeam(session, async ({ id, body }, { store, me }) => {
+    run: withTeam(session, 'task.comment', async ({ id, body }, { store, me }) => {
       const c = await store.addComment(me, idOf(id), body);
       return { id: c.id, task_key: `T-${c.task_id}`, created_at: new Date(c.created_at).toISOString() };
     }),
@@ -214,7 +223,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
       structured_content: 'the page object; the text block is its JSON',
     },
     outputSchema: { field: z.string(), options: z.array(z.object({ value: z.string(), role: z.string().optional() })), ...pageFields },
-    run: withTeam(session, async ({ field, query, limit, cursor }, { store, me }) => {
+    run: withTeam(session, 'task.read', async ({ field, query, limit, cursor }, { store, me }) => {
       if (query !== undefined && field !== 'assignee') throw new WorkspaceError('INVALID_PARAMS', '`q` is only for field "assignee" (member query mode); to find tasks use search_tasks.');
       const bind = [field, query ?? null, me.id];
       const after = cursor === undefined ? undefined : String(cursors.decode('options', store.storeId, bind, cursor).v);

@@ -37,7 +37,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the receipt object; the text block is its JSON',
     },
     outputSchema: { id: z.number(), channel: z.string(), created_at: z.string(), delivered_to: z.array(z.string()) },
-    run: withTeam(session, async (a, { store, me }) => {
+    run: withTeam(session, 'message.send', async (a, { store, me }) => {
       const m = await store.sendMessage(me, { channel: a.channel, body: a.body, to: a.to, replyTo: a.reply_to });
       return { id: m.id, channel: m.channel, created_at: new Date(m.created_at).toISOString(), delivered_to: [...new Set(a.to ?? [])] };
     }),
@@ -58,7 +58,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
         structured_content: 'the page object; the text block is its JSON',
       },
       outputSchema: { channel: z.string(), messages: z.array(messageItem), ...pageFields },
-      run: withTeam(session, async ({ channel, limit, cursor }, { store }) => {
+      run: withTeam(session, 'message.read', async ({ channel, limit, cursor }, { store }) => {
         const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('history', store.storeId, channel, cursor));
         const page = await store.history(channel, after, limit);
         const items = page.rows.map((m) => messageRow(m));
@@ -90,7 +90,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the page object; the text block is its JSON',
     },
     outputSchema: { q: z.string(), matches: z.array(messageItem.extend({ score: z.number(), snippet: z.string() })), windowed: z.boolean(), ...pageFields },
-    run: withTeam(session, async ({ query, channel, limit, cursor }, { store }) => {
+    run: withTeam(session, 'message.read', async ({ query, channel, limit, cursor }, { store }) => {
       const bind = [query, channel ?? null];
       const pos = cursor === undefined ? undefined : cursors.decode('msearch', store.storeId, bind, cursor);
       const from = pos === undefined ? { hi: await store.lastMessageId() } : { hi: num(pos, 'h'), ...(pos.r === undefined ? {} : { after: { score: num(pos, 'r'), id: num(pos, 'i') } }) };
@@ -125,7 +125,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the message object; the text block is its JSON',
     },
     outputSchema: { message: messageItem, body_offset: z.number(), body_next_offset: z.number().nullable() },
-    run: withTeam(session, async ({ id, offset }, { store }) => {
+    run: withTeam(session, 'message.read', async ({ id, offset }, { store }) => {
       const m = await store.getMessage(id);
       const w = textWindow(m.body, offset ?? 0, windowBytes);
       return { message: { ...messageRow(m, Number.MAX_SAFE_INTEGER), body: w.text, body_truncated: w.next_offset !== null || w.offset > 0 }, body_offset: w.offset, body_next_offset: w.next_offset };
@@ -149,7 +149,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
         structured_content: 'the page object; the text block is its JSON',
       },
       outputSchema: { messages: z.array(messageItem), has_more: z.boolean(), ack_cursor: z.string().optional() },
-      run: withTeam(session, async ({ peek, limit }, { store, me }) => {
+      run: withTeam(session, 'inbox.read', async ({ peek, limit }, { store, me }) => {
         const page = await store.readInbox(me, limit);
         const items = page.rows.map((m) => messageRow(m));
         const n = fitItems(items, ctx.page);
@@ -176,7 +176,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the receipt object; the text block is its JSON',
     },
     outputSchema: { acked: z.number(), through: z.number() },
-    run: withTeam(session, async ({ ack_cursor }, { store, me }) => {
+    run: withTeam(session, 'inbox.ack', async ({ ack_cursor }, { store, me }) => {
       const through = num(cursors.decode('inbox', store.storeId, me.id, ack_cursor), 'u');
       return { acked: await store.ackInbox(me, through), through };
     }),

@@ -13,3 +13,4 @@ export type { PageMessage } from './messages.js';
 export type { PageTask } from './tasks.js';
 export * from './limits.js';
 export * from './types.js';
+export { PERMISSIONS, TEAM_ACTIONS, TOOLS_BY_ACTION, requirePermission, type Access, type TeamAction } from './permissions.js';

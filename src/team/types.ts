@@ -38,7 +38,9 @@ export type TeamErrorCode =
   /** The store file would be inside the workspace root. */
   | 'STORE_INSIDE_ROOT'
   /** `--as` names no active member of a non-empty store. */
-  | 'UNKNOWN_MEMBER';
+  | 'UNKNOWN_MEMBER'
+  /** The caller's role may not do this (src/team/permissions.ts); the message says what would allow it. */
+  | 'PERMISSION_DENIED';
 
 /** The team layer's one error class: a stable `code` and `data` naming the limit and the value. */
 export class TeamError extends Error {
