@@ -114,8 +114,8 @@ export class PgTeamStore implements TeamStore {
   createTask(author: Member, task: NewTask, at?: number): Promise<Task> {
     return this.write((db) => pgTasks.create(db, author, task, at));
   }
-  updateTask(_author: Member, id: number, changes: TaskChanges): Promise<Task> {
-    return this.write((db) => pgTasks.update(db, id, changes));
+  updateTask(_author: Member, id: number, changes: TaskChanges, check?: (before: Task) => void): Promise<Task> {
+    return this.write((db) => pgTasks.update(db, id, changes, check));
   }
   getTask(id: number): Promise<Task> {
     return this.read((db) => pgTasks.get(db, id));

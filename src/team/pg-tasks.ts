@@ -86,10 +86,11 @@ export const pgTasks = {
   },
 
   /** Check every change, then apply them and bump `updated_at`. Call inside a write transaction. */
-  async update(db: Queryable, id: number, changes: TaskChanges): Promise<Task> {
+  async update(db: Queryable, id: number, changes: TaskChanges, check?: (before: Task) => void): Promise<Task> {
     const { labels, assigneeId } = await checkFields(db, changes, new ByteTotal());
     const prev = (await db.query<{ updated_at: number }>(`SELECT updated_at FROM tasks WHERE id = $1 FOR UPDATE`, [id])).rows[0];
     if (prev === undefined) throw new TeamError('NOT_FOUND', `No task T-${id}. Use search_tasks to find a task by its title or text.`);
+    if (check !== undefined) check(await pgTasks.get(db, id)); // the row is locked: it is what the update changes
     const sets: string[] = [];
     const params: unknown[] = [];
     const put = (col: string, v: unknown): void => void sets.push(`${col} = $${params.push(v)}`);

@@ -88,8 +88,8 @@ export class SqliteTeamStore implements TeamStore {
   async createTask(author: Member, task: NewTask, at?: number): Promise<Task> {
     return this.write(() => this.tasks.create(author, task, at));
   }
-  async updateTask(_author: Member, id: number, changes: TaskChanges): Promise<Task> {
-    return this.write(() => this.tasks.update(id, changes));
+  async updateTask(_author: Member, id: number, changes: TaskChanges, check?: (before: Task) => void): Promise<Task> {
+    return this.write(() => this.tasks.update(id, changes, check));
   }
   async getTask(id: number): Promise<Task> {
     return this.tasks.get(id);

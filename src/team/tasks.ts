@@ -96,10 +96,11 @@ export class TaskTable {
   }
 
   /** Check every change, then apply them and bump `updated_at`. Call inside a transaction. */
-  update(id: number, changes: TaskChanges): Task {
+  update(id: number, changes: TaskChanges, check?: (before: Task) => void): Task {
     const total = new ByteTotal();
     const { labels, assigneeId } = this.checkFields(changes, total);
-    this.get(id);
+    const before = this.get(id);
+    check?.(before);
     const sets: string[] = [];
     const params: unknown[] = [];
     const put = (col: string, v: unknown): void => {

@@ -221,7 +221,11 @@ export interface TeamStore {
   lastMessageId(): Promise<number>;
 
   createTask(author: Member, task: NewTask, at?: number): Promise<Task>;
-  updateTask(author: Member, id: number, changes: TaskChanges): Promise<Task>;
+  /**
+   * `check` sees the task as it is inside the write, before any change, and throws to refuse it
+   * (the caller's `own` access is settled there, not on an earlier read).
+   */
+  updateTask(author: Member, id: number, changes: TaskChanges, check?: (before: Task) => void): Promise<Task>;
   getTask(id: number): Promise<Task>;
   /** By (updated_at desc, id desc), exact filters. */
   listTasks(filter: TaskFilter, after: TimeKey | undefined, limit: number): Promise<Page<Task>>;

@@ -177,6 +177,22 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
       expect(await store.lastTaskId()).toBe(30);
     });
 
+    it('an update\'s check sees the task inside the write, and refusing it writes nothing', async () => {
+      const t = await store.createTask(owner, { title: 'guarded', labels: ['a'] });
+      const seen: string[] = [];
+      const refuse = (before: { title: string }): void => {
+        seen.push(before.title);
+        throw new TeamError('PERMISSION_DENIED', 'not yours');
+      };
+      expect(await codeOf(store.updateTask(owner, t.id, { title: 'changed', labels: ['b'] }, refuse))).toBe('PERMISSION_DENIED');
+      expect(seen).toEqual(['guarded']);
+      const after = await store.getTask(t.id);
+      expect([after.title, after.labels, after.updated_at]).toEqual(['guarded', ['a'], t.updated_at]);
+      const ok = await store.updateTask(owner, t.id, { title: 'changed' }, (before) => void seen.push(before.title));
+      expect([ok.title, seen]).toEqual(['changed', ['guarded', 'guarded']]);
+      expect(await codeOf(store.updateTask(owner, 999_999, { title: 'x' }, refuse))).toBe('NOT_FOUND');
+    });
+
     it('comments page newest first with their own keyset', async () => {
       const t = await store.createTask(owner, { title: 'c' });
       for (let i = 0; i < 25; i++) await store.addComment(owner, t.id, `c${i}`, 100 + i);
