@@ -4,7 +4,7 @@
  * flags a command accepts and the flags its help lists cannot drift apart.
  */
 import { DEFAULT_LIMITS, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES } from '../engine/index.js';
-import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SERVE_MAX_REQUEST_BYTES, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
+import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, DEFAULT_SERVE_MAX_REQUEST_BYTES, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
 import { BUDGET_FLAGS } from './args.js';
 
 /** One flag: its long name (without `--`), whether it takes a value, and what its help says. */
@@ -83,7 +83,7 @@ const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'boolean', help: '
 
 /** The Streamable HTTP flags shared by serve and proxy (checked in src/cli/listen-args.ts). */
 export const LISTEN_FLAG_SPECS: readonly FlagSpec[] = [
-  { name: 'listen', type: 'string', value: '[HOST:]PORT', help: 'serve MCP Streamable HTTP on http://HOST:PORT/mcp (HOST 127.0.0.1 unless named; port 0 picks one)', default: 'stdio' },
+  { name: 'listen', type: 'string', value: '[HOST:]PORT', help: `serve MCP Streamable HTTP on http://HOST:PORT/mcp (HOST 127.0.0.1 unless named; port 0 picks one); a client sends its headers within ${HEADERS_TIMEOUT_MS / 1000} s and its whole request within ${REQUEST_TIMEOUT_MS / 1000} s, or is answered 408`, default: 'stdio' },
   { name: 'json-response', type: 'boolean', help: 'JSON answers instead of SSE streams (with --listen)' },
   { name: 'max-request-bytes', type: 'string', value: 'N', help: 'largest client message (1KiB–1GiB); with --listen, refused with 413', default: `proxy ${formatBytes(DEFAULT_MAX_REQUEST_BYTES)}, serve ${formatBytes(DEFAULT_SERVE_MAX_REQUEST_BYTES)} over stdio; ${formatBytes(DEFAULT_HTTP_MAX_REQUEST_BYTES)} over HTTP` },
   { name: 'allow-host', type: 'string', multiple: true, value: 'NAME', help: 'accept this Host name too (with --listen)', default: 'loopback names and the bound host' },

@@ -7,10 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../cli/args.js';
 import { requiredValue, stringFlag, type FlagValues } from '../cli/parse.js';
-import { resolveLimits, type BudgetOptions } from '../engine/index.js';
-import { execute, promoteExecReport } from '../exec/index.js';
+import type { BudgetOptions } from '../engine/index.js';
+import { promoteExecReport } from '../exec/index.js';
 import { createWorkspaceServer } from '../server/create-server.js';
-import { pageBudgetFor } from '../server/page-budget.js';
 
 /** Largest `--input-file` read, in bytes: the largest input a `serve` message may carry. */
 export const MAX_EXEC_INPUT_FILE_BYTES = 64 * 1024 * 1024;
@@ -69,10 +68,10 @@ function readInputFile(path: string): string {
 /** Run `exec` once and print its envelope; returns the exit code (0 ok, 1 isError). */
 export async function runExec(line: ExecCommandLine, budget: BudgetOptions, stdout: NodeJS.WritableStream): Promise<number> {
   const args = parseExecArgs(line);
-  const limits = resolveLimits(budget);
   const ws = await createWorkspaceServer(args.root, budget, args.team);
   try {
-    const result = promoteExecReport(await execute(ws.actions, { limits, page: pageBudgetFor(limits) }, args.action, args.input));
+    // Through the call pipeline, as every route is: the `--as` member resolved, its role checked.
+    const result = promoteExecReport(await ws.exec(args.action, args.input));
     stdout.write(JSON.stringify(result) + '\n');
     return result.isError === true ? 1 : 0;
   } finally {

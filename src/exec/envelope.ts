@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
 import type { PageBudget } from '../server/page-budget.js';
-import { structured, toolError } from '../server/tool-kinds.js';
+import { structured, toolError, type Call } from '../server/tool-kinds.js';
 import { continuationPlanOf, receiptPlanOf } from './plan.js';
 import { receiptOf } from './receipt.js';
 import type { ActionRegistry, ExecAction } from './registry.js';
@@ -40,16 +40,24 @@ export interface ExecSettings {
   page: PageBudget;
 }
 
-/** Run `action` on `input` and answer with the envelope (never throws for a tool failure). */
-export async function execute(registry: ActionRegistry, settings: ExecSettings, actionName: unknown, input: unknown): Promise<CallToolResult> {
-  const name = typeof actionName === 'string' ? actionName : '';
-  const action = registry.get(name);
-  if (action === undefined) return unknownAction(registry, name);
+/** The action an `exec` call names, for the pipeline to admit before {@link execute} runs it. */
+export function actionOf(registry: ActionRegistry, actionName: unknown): ExecAction | undefined {
+  return registry.get(typeof actionName === 'string' ? actionName : '');
+}
+
+/**
+ * Run `action` on `input` for `call` (admitted by the pipeline for this action) and answer with the
+ * envelope (never throws for a tool failure).
+ */
+export async function execute(registry: ActionRegistry, settings: ExecSettings, actionName: unknown, input: unknown, call: Call): Promise<CallToolResult> {
+  const action = actionOf(registry, actionName);
+  if (action === undefined) return unknownAction(registry, typeof actionName === 'string' ? actionName : '');
+  if (call.action !== action.declared.action) return toolError(new Error(`exec: ${action.name} was admitted as ${call.action ?? 'no action'}`));
   const parsed = action.input.safeParse(input ?? {});
   if (!parsed.success) return refusedInput(action, parsed.error.issues);
   let structure: unknown;
   try {
-    structure = (await action.handler(parsed.data)).structuredContent;
+    structure = (await action.declared.handler(parsed.data, call)).structuredContent;
   } catch (e) {
     return toolError(e);
   }

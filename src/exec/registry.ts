@@ -23,8 +23,8 @@ export interface ExecAction {
   input: z.ZodObject<Shape>;
   outputShape: Shape;
   output: z.ZodObject<Shape>;
-  /** The tool's handler on validated input; throws a tool failure (see `toolError`). */
-  handler: DeclaredTool['handler'];
+  /** The tool as declared: its action (the permission table's) and its handler, run for a call the pipeline admitted. */
+  declared: DeclaredTool;
 }
 
 /**
@@ -69,7 +69,7 @@ export class ActionRegistry {
         input: z.object(t.inputShape),
         outputShape: t.outputSchema,
         output: z.object(t.outputSchema),
-        handler: t.handler,
+        declared: t,
       });
     }
   }

@@ -10,7 +10,8 @@ import { CursorCodec } from '../fs/cursor.js';
 import { resolveLimits, type BudgetOptions } from '../engine/index.js';
 import type { TruncationListener } from '../transport/response-budget.js';
 import { withResultBudget } from '../transport/with-result-budget.js';
-import type { InventoryRow, ToolContext } from './tool-kinds.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { DeclaredTool, InventoryRow, ToolContext } from './tool-kinds.js';
 import { registerGitTools } from './git-tools.js';
 import { pageBudgetFor } from './page-budget.js';
 import { registerWorkspaceTools } from './workspace-tools.js';
@@ -29,6 +30,10 @@ export interface WorkspaceServer {
   rows: InventoryRow[];
   /** The actions of `exec`: every other tool, by `domain.verb`. */
   actions: ActionRegistry;
+  /** Every tool as declared (name, action, handler), in registration order. */
+  tools: readonly DeclaredTool[];
+  /** Run one `exec` action through the call pipeline as the server's own member (`mcp-budget exec`). */
+  exec(action: string, input: unknown): Promise<CallToolResult>;
   /** Connect over a transport; the transport is wrapped with the result budget. */
   connect(transport: Transport): Promise<void>;
   close(): Promise<void>;
@@ -44,19 +49,22 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
   const page = pageBudgetFor(limits); // limits too small for any page: a startup error naming the minimum
   const workspace = await Workspace.open(root);
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: {} } });
-  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page };
+  const session = new TeamSession(workspace.root, team);
+  await session.startup();
+  // Every call's caller is resolved against the team store by the pipeline (runToolCall).
+  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session };
   const cursors = new CursorCodec();
   const browser = registerWorkspaceTools(ctx, workspace, cursors);
   registerGitTools(ctx, workspace, cursors);
-  const session = new TeamSession(workspace.root, team);
-  await session.startup();
-  registerTeamTools(ctx, session, cursors);
-  const actions = registerExecTool(ctx, limits); // last: its actions are the tools declared above
+  registerTeamTools(ctx, cursors);
+  const exec = registerExecTool(ctx, limits); // last: its actions are the tools declared above
   return {
     server,
     workspace,
     rows: ctx.rows,
-    actions,
+    actions: exec.registry,
+    tools: ctx.declared ?? [],
+    exec: (action, input) => exec.run(action, input),
     // exec's answers move under the report key once the budget has passed them
     connect: (transport) => server.connect(withResultBudget(withExecReports(transport), onTruncated === undefined ? budget : { ...budget, onTruncated })),
     close: async () => {

@@ -4,9 +4,10 @@
  * The envelope and its limit are `src/exec/envelope.ts`; the action rows are
  * `specs/exec-action-inventory.json`.
  */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ResolvedLimits } from '../engine/index.js';
-import { ActionRegistry, EXEC_LIMITS, execute } from '../exec/index.js';
+import { ActionRegistry, EXEC_LIMITS, actionOf, execute } from '../exec/index.js';
 import { runToolCall, type CallExtra, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/exec-tool.ts';
@@ -24,10 +25,21 @@ const EXEC_OUTPUT = {
   result: z.record(z.string(), z.unknown()),
 };
 
-/** Register `exec` over the tools declared so far; returns its registry. */
-export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): ActionRegistry {
+/** `exec` as registered: its actions, and the route the `mcp-budget exec` CLI takes (the same pipeline). */
+export interface ExecRoute {
+  registry: ActionRegistry;
+  /** Run one action through the call pipeline, as `extra`'s caller (none: the server's own member). */
+  run(action: unknown, input: unknown, extra?: CallExtra): Promise<CallToolResult>;
+}
+
+/** Register `exec` over the tools declared so far. */
+export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): ExecRoute {
   const registry = new ActionRegistry(ctx.declared ?? []);
   const settings = { limits, page: ctx.page };
+  // Every route into an action: the pipeline admits the caller for the action's own permission,
+  // then the action's handler runs inside that one call (one work slot, never a second).
+  const run = (action: unknown, input: unknown, extra: CallExtra = {}): Promise<CallToolResult> =>
+    runToolCall(ctx, extra, actionOf(registry, action)?.declared.action, (call) => execute(registry, settings, action, input, call));
   const names = registry.list().map((a) => a.name);
   ctx.server.registerTool(
     'exec',
@@ -40,10 +52,7 @@ export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): Acti
       outputSchema: EXEC_OUTPUT,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     },
-    // The same pipeline as a direct call: one work slot for the whole call (the action's handler
-    // runs inside it, never taking another), and the request's caller, not the server's `--as`.
-    (args: { action: string; input?: Record<string, unknown> | undefined }, extra: CallExtra) =>
-      runToolCall(ctx, extra, () => execute(registry, settings, args.action, args.input)),
+    (args: { action: string; input?: Record<string, unknown> | undefined }, extra: CallExtra) => run(args.action, args.input, extra),
   );
   ctx.rows.push({
     name: 'exec',
@@ -56,5 +65,5 @@ export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): Acti
     backend_query_bound: "the action's tool: the same input schema, caps and run function",
     structured_content: 'the envelope object; the text block is its JSON; outputSchema: action, ok, result',
   });
-  return registry;
+  return { registry, run };
 }

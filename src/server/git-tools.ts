@@ -80,6 +80,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     ctx,
     {
       name: 'git_log',
+      action: 'git.read',
       entryPoint: `${ENTRY}#git_log`,
       description: 'Commits reachable from `ref` (default HEAD), newest first; `path` keeps those touching it.',
       args: {
@@ -102,6 +103,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     ctx,
     {
       name: 'git_status',
+      action: 'git.read',
       entryPoint: `${ENTRY}#git_status`,
       description: 'Changed files: staged and unstaged changes and conflicts, then untracked files.',
       args: {},
@@ -126,6 +128,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       ctx,
       {
         name,
+        action: 'git.read',
         entryPoint: `${ENTRY}#${name}`,
         description: `${kind === 'heads' ? 'Branches' : 'Tags'} by name; \`match\` keeps names containing it (one bounded candidate page per call).`,
         args: { match: z.string().min(1).max(256).optional().describe('Substring a name must contain.') },
@@ -147,6 +150,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     ctx,
     {
       name: 'git_stashes',
+      action: 'git.read',
       entryPoint: `${ENTRY}#git_stashes`,
       description: 'Stash entries, newest first; `match` keeps those whose message contains it (one bounded candidate page per call).',
       args: { match: z.string().min(1).max(256).optional().describe('Substring the stash message must contain.') },
@@ -164,6 +168,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   );
   defineDetailTool<Record<string, never>>(ctx, {
     name: 'git_merge_status',
+    action: 'git.read',
     entryPoint: `${ENTRY}#git_merge_status`,
     description: `Whether a merge, rebase, cherry-pick or revert is in progress, and its conflict files (at most ${MAX_CONFLICTS}).`,
     args: {},
@@ -179,6 +184,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   const caps = { ...GIT_WRITE_LIMITS };
   defineMutationTool<{ message: string; paths?: string[] }>(ctx, {
     name: 'git_commit',
+    action: 'git.write',
     entryPoint: `${ENTRY}#git_commit`,
     description: `Commit staged changes (or exactly \`paths\`, at most ${GIT_WRITE_LIMITS.maxPaths}). The message is capped at ${GIT_WRITE_LIMITS.maxMessageBytes} bytes and ${GIT_WRITE_LIMITS.maxMessageLines} lines; hooks do not run.`,
     args: {
@@ -197,6 +203,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   });
   defineMutationTool<{ name: string; start_point?: string }>(ctx, {
     name: 'git_create_branch',
+    action: 'git.write',
     entryPoint: `${ENTRY}#git_create_branch`,
     description: 'Create a branch at `start_point` (default HEAD); the name must pass git check-ref-format.',
     args: {
@@ -215,6 +222,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   });
   defineMutationTool<{ name: string; target?: string; message?: string }>(ctx, {
     name: 'git_create_tag',
+    action: 'git.write',
     entryPoint: `${ENTRY}#git_create_tag`,
     description: `Create a tag at \`target\` (default HEAD); annotated when \`message\` is given (capped like commit messages).`,
     args: {

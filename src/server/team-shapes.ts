@@ -6,10 +6,10 @@
  */
 import { z } from 'zod';
 import { cutString } from '../engine/index.js';
-import { WorkspaceError, type WorkspaceErrorCode } from '../fs/errors.js';
+import { WorkspaceError } from '../fs/errors.js';
 import type { CursorCodec } from '../fs/cursor.js';
-import { TEAM_READ_LIMITS, TeamError, requirePermission, type Comment, type Member, type Message, type Task, type TeamAction, type TeamSession, type TeamStore } from '../team/index.js';
-import { callerMember } from './call-context.js';
+import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore } from '../team/index.js';
+import type { Call } from './tool-kinds.js';
 import type { PageBudget } from './page-budget.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -142,49 +142,27 @@ export function num(pos: Record<string, unknown>, key: string): number {
   return v;
 }
 
-const PASS_THROUGH: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR', 'PERMISSION_DENIED'];
-
-/** A team failure as a workspace tool failure (the codes the model already knows). */
-export function asToolFailure(e: unknown): unknown {
-  if (e instanceof TeamError) {
-    const code = (PASS_THROUGH.includes(e.code) ? e.code : e.code === 'UNKNOWN_MEMBER' ? 'NOT_FOUND' : 'IO_ERROR') as WorkspaceErrorCode;
-    return new WorkspaceError(code, e.message, e.data);
-  }
-  const sqlite = (e as { code?: unknown } | null)?.code;
-  if (typeof sqlite === 'string' && sqlite.startsWith('SQLITE_BUSY')) {
-    return new WorkspaceError('IO_ERROR', 'The team store is busy (another process is writing); try again.');
-  }
-  return e;
-}
-
 /** Room a page keeps for its own fields (channel, query, has_more, next_cursor) outside its items. */
 export const TEAM_PAGE_FIELDS_BYTES = 1024;
 
-/** The store and the calling member of one call. */
+/** The store and the calling member of one call, and the call (its `own` access). */
 export interface TeamCall {
   store: TeamStore;
   me: Member;
+  call: Call;
 }
 
 /**
- * Run a team tool body with the current store and member, after the permission table allows the
- * caller's role `action` (src/team/permissions.ts: the one place roles are enforced, for every
- * route and both engines); `owns` decides `own` access. Team failures become tool failures.
+ * A team tool body on the store and the member the call pipeline resolved (it opened the store and
+ * refused a role the permission table denies the tool's action). A tool that settles `own` access
+ * itself (`ownable`: on the item inside its write, with `call.requireOwn`) runs for such a caller;
+ * any other tool refuses it.
  */
-export function withTeam<A>(
-  session: TeamSession,
-  action: TeamAction,
-  fn: (args: A, call: TeamCall) => Promise<object>,
-  owns?: (args: A, call: TeamCall) => Promise<boolean>,
-): (args: A) => Promise<object> {
-  return async (args) => {
-    try {
-      const call = await session.current(callerMember());
-      await requirePermission(action, call.me, owns === undefined ? undefined : () => owns(args, call));
-      return await fn(args, call);
-    } catch (e) {
-      throw asToolFailure(e);
-    }
+export function withTeam<A>(fn: (args: A, team: TeamCall) => Promise<object>, ownable = false): (args: A, call: Call) => Promise<object> {
+  return async (args, call) => {
+    const team = { ...call.team(), call };
+    if (!ownable) call.requireOwn(false);
+    return fn(args, team);
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/errors.js';
-import { TASK_PRIORITIES, TASK_STATUSES, TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, taskIdOf, visibleRoles, type Member, type TeamSession, type TeamStore } from '../team/index.js';
+import { TASK_PRIORITIES, TASK_STATUSES, TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, taskIdOf, visibleRoles, type Member, type Task, type TeamStore } from '../team/index.js';
 import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, echoBytes, commentRow, fitItems, num, pageFields, preview, taskItem, taskRow, textWindow, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
@@ -55,11 +55,12 @@ const mutationRow = {
   structured_content: 'the receipt object; the text block is its JSON',
 };
 
-export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursors: TeamCursors): void {
+export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void {
   defineListTool<{ status?: (typeof TASK_STATUSES)[number]; assignee?: string; label?: string }>(
     ctx,
     {
       name: 'list_tasks',
+      action: 'task.read',
       entryPoint: `${ENTRY}#list_tasks`,
       description: 'Browse tasks, most recently updated first, with exact filters (status, assignee, label). To find a task by text or key, use search_tasks.',
       args: { status: statusArg.optional(), assignee: z.string().max(256).optional().describe('Member name.'), label: z.string().max(256).optional() },
@@ -71,7 +72,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
         structured_content: 'the page object; the text block is its JSON',
       },
       outputSchema: { tasks: z.array(taskItem), ...pageFields },
-      run: withTeam(session, 'task.read', async ({ status, assignee, label, limit, cursor }, { store }) => {
+      run: withTeam(async ({ status, assignee, label, limit, cursor }, { store }) => {
         const bind = [status ?? null, assignee ?? null, label ?? null];
         const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('tasks', store.storeId, bind, cursor));
         const page = await store.listTasks({ status, assignee, label }, after, limit);
@@ -87,6 +88,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
 
   defineSearchTool<{ status?: (typeof TASK_STATUSES)[number] }>(ctx, {
     name: 'search_tasks',
+    action: 'task.read',
     entryPoint: `${ENTRY}#search_tasks`,
     description: 'Find tasks by words in title and body (best match first), or by id or key (T-123 finds that task first). Use it to check whether a task exists before creating one.',
     args: { status: statusArg.optional() },
@@ -99,7 +101,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
       structured_content: 'the page object; the text block is its JSON',
     },
     outputSchema: { q: z.string(), tasks: z.array(taskItem.extend({ score: z.number().nullable(), snippet: z.string() })), ...pageFields },
-    run: withTeam(session, 'task.read', async ({ query, status, limit, cursor }, { store }) => {
+    run: withTeam(async ({ query, status, limit, cursor }, { store }) => {
       const bind = [query, status ?? null];
       const pos = cursor === undefined ? undefined : cursors.decode('tsearch', store.storeId, bind, cursor);
       const snapshot = pos === undefined ? await store.lastTaskId() : num(pos, 'n');
@@ -121,6 +123,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
   const windowBytes = Math.min(ctx.page.maxPageStringBytes, Math.floor(ctx.page.maxPageBytes / 2));
   defineDetailTool<{ id: number | string; body_offset?: number; comments_limit?: number; comments_cursor?: string }>(ctx, {
     name: 'task_get',
+    action: 'task.read',
     entryPoint: `${ENTRY}#task_get`,
     description: `One task: its body in windows (continue from body_next_offset) and a page of comments, newest first (default ${TEAM_PAGE_LIMITS.comments.default}, max ${TEAM_PAGE_LIMITS.comments.max}; continue with comments_cursor).`,
     args: {
@@ -136,7 +139,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
       structured_content: 'the task object; the text block is its JSON',
     },
     outputSchema: { task: taskItem, body_offset: z.number(), body_next_offset: z.number().nullable(), comments: z.array(commentItem), comments_has_more: z.boolean(), comments_next_cursor: z.string().optional() },
-    run: withTeam(session, 'task.read', async ({ id: rawId, body_offset, comments_limit, comments_cursor }, { store }) => {
+    run: withTeam(async ({ id: rawId, body_offset, comments_limit, comments_cursor }, { store }) => {
       const id = idOf(rawId);
       const limit = comments_limit ?? TEAM_PAGE_LIMITS.comments.default;
       if (limit > TEAM_PAGE_LIMITS.comments.max) {
@@ -157,13 +160,14 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
 
   defineMutationTool<{ title: string; body?: string; status?: (typeof TASK_STATUSES)[number]; priority?: (typeof TASK_PRIORITIES)[number]; assignee?: string; labels?: string[] }>(ctx, {
     name: 'task_create',
+    action: 'task.create',
     entryPoint: `${ENTRY}#task_create`,
     description: `Create a task (search_tasks first to avoid a duplicate). Title at most ${TEAM_INPUT_CAPS.maxTitleBytes} bytes; over a cap nothing is written.`,
     args: { title: z.string().describe('Title.'), assignee: z.string().optional().describe('Member name.'), ...taskFields },
     caps: TASK_CAPS,
     row: mutationRow,
     outputSchema: { task: taskItem },
-    run: withTeam(session, 'task.create', async (a, { store, me }) => {
+    run: withTeam(async (a, { store, me }) => {
       await visibleAssignee(store, me, a.assignee);
       return { task: taskRow(await store.createTask(me, a)) };
     }),
@@ -171,6 +175,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
 
   defineMutationTool<{ id: number | string; title?: string; body?: string; status?: (typeof TASK_STATUSES)[number]; priority?: (typeof TASK_PRIORITIES)[number]; assignee?: string | null; labels?: string[] }>(ctx, {
     name: 'task_update',
+    action: 'task.update',
     entryPoint: `${ENTRY}#task_update`,
     description: 'Change fields of a task (labels replace the old ones; assignee null unassigns). Over a cap nothing is written.',
     args: { id: taskIdArg, title: z.string().optional(), assignee: z.string().nullable().optional().describe('Member name, or null to unassign.'), ...taskFields },
@@ -179,30 +184,27 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
     row: mutationRow,
     outputSchema: { task: taskItem },
     run: withTeam(
-      session,
-      'task.update',
-      async ({ id, ...changes }, { store, me }) => {
+      async ({ id, ...changes }, { store, me, call }) => {
         if (Object.values(changes).every((v) => v === undefined)) throw new WorkspaceError('INVALID_PARAMS', 'Nothing to change: pass at least one of title, body, status, priority, assignee, labels.');
         await visibleAssignee(store, me, changes.assignee);
-        return { task: taskRow(await store.updateTask(me, idOf(id), changes)) };
+        // `own` access: a task the caller created or is assigned, as it is inside the write.
+        const own = (before: Task): void => call.requireOwn(before.created_by === me.name || before.assignee === me.name);
+        return { task: taskRow(await store.updateTask(me, idOf(id), changes, own)) };
       },
-      // `own` access: a task the caller created or is assigned.
-      async ({ id }, { store, me }) => {
-        const task = await store.getTask(idOf(id));
-        return task.created_by === me.name || task.assignee === me.name;
-      },
+      true,
     ),
   });
 
   defineMutationTool<{ id: number | string; body: string }>(ctx, {
     name: 'task_comment',
+    action: 'task.comment',
     entryPoint: `${ENTRY}#task_comment`,
     description: `Comment on a task (at most ${TEAM_INPUT_CAPS.maxCommentBytes} bytes; over it nothing is written).`,
     args: { id: taskIdArg, body: z.string().describe('Comment text.') },
     caps: { maxCommentBytes: TEAM_INPUT_CAPS.maxCommentBytes },
     row: { ...mutationRow, per_item_budget: 'receipt: comment id, task key, time', backend_query_bound: 'cap checked, task resolved by primary key, then one insert' },
     outputSchema: { id: z.number(), task_key: z.string(), created_at: z.string() },
-    run: withTeam(session, 'task.comment', async ({ id, body }, { store, me }) => {
+    run: withTeam(async ({ id, body }, { store, me }) => {
       const c = await store.addComment(me, idOf(id), body);
       return { id: c.id, task_key: `T-${c.task_id}`, created_at: new Date(c.created_at).toISOString() };
     }),
@@ -210,6 +212,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
 
   defineSearchTool<{ field: (typeof FIELDS)[number] }>(ctx, {
     name: 'task_options',
+    action: 'task.read',
     entryPoint: `${ENTRY}#task_options`,
     description:
       'Values a task field accepts: status, priority, label (labels in use) or assignee (members you may see). With field "assignee", q finds members whose name contains it. Not for finding tasks: use search_tasks.',
@@ -223,7 +226,7 @@ export function registerTaskTools(ctx: ToolContext, session: TeamSession, cursor
       structured_content: 'the page object; the text block is its JSON',
     },
     outputSchema: { field: z.string(), options: z.array(z.object({ value: z.string(), role: z.string().optional() })), ...pageFields },
-    run: withTeam(session, 'task.read', async ({ field, query, limit, cursor }, { store, me }) => {
+    run: withTeam(async ({ field, query, limit, cursor }, { store, me }) => {
       if (query !== undefined && field !== 'assignee') throw new WorkspaceError('INVALID_PARAMS', '`q` is only for field "assignee" (member query mode); to find tasks use search_tasks.');
       const bind = [field, query ?? null, me.id];
       const after = cursor === undefined ? undefined : String(cursors.decode('options', store.storeId, bind, cursor).v);

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { MAX_CURSOR_CHARS, type CursorCodec } from '../fs/cursor.js';
-import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, type TeamSession } from '../team/index.js';
+import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS } from '../team/index.js';
 import { registerTaskTools } from './team-task-tools.js';
 import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
@@ -15,12 +15,13 @@ const ENTRY = 'src/server/team-tools.ts';
 
 const channelArg = z.string().min(1).max(256).describe('Channel name (a leading # is allowed).');
 
-export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec: CursorCodec): void {
+export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
   const cursors = new TeamCursors(codec);
   const windowBytes = Math.min(ctx.page.maxPageStringBytes, ctx.page.maxPageBytes - TEAM_PAGE_FIELDS_BYTES);
 
   defineMutationTool<{ channel: string; body: string; to?: string[]; reply_to?: number }>(ctx, {
     name: 'message_send',
+    action: 'message.send',
     entryPoint: `${ENTRY}#message_send`,
     description: `Post a message to a channel (created by its first message). \`to\` names members whose continuation inbox receives it (at most ${TEAM_INPUT_CAPS.maxRecipients}). Body at most ${TEAM_INPUT_CAPS.maxMessageBytes} bytes; over a cap nothing is written.`,
     args: {
@@ -37,7 +38,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the receipt object; the text block is its JSON',
     },
     outputSchema: { id: z.number(), channel: z.string(), created_at: z.string(), delivered_to: z.array(z.string()) },
-    run: withTeam(session, 'message.send', async (a, { store, me }) => {
+    run: withTeam(async (a, { store, me }) => {
       const m = await store.sendMessage(me, { channel: a.channel, body: a.body, to: a.to, replyTo: a.reply_to });
       return { id: m.id, channel: m.channel, created_at: new Date(m.created_at).toISOString(), delivered_to: [...new Set(a.to ?? [])] };
     }),
@@ -47,6 +48,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
     ctx,
     {
       name: 'message_history_read',
+      action: 'message.read',
       entryPoint: `${ENTRY}#message_history_read`,
       description: "Read a channel's messages, newest first (bodies as previews; message_get reads one whole).",
       args: { channel: channelArg },
@@ -58,7 +60,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
         structured_content: 'the page object; the text block is its JSON',
       },
       outputSchema: { channel: z.string(), messages: z.array(messageItem), ...pageFields },
-      run: withTeam(session, 'message.read', async ({ channel, limit, cursor }, { store }) => {
+      run: withTeam(async ({ channel, limit, cursor }, { store }) => {
         const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('history', store.storeId, channel, cursor));
         const page = await store.history(channel, after, limit);
         const items = page.rows.map((m) => messageRow(m));
@@ -78,6 +80,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
 
   defineSearchTool<{ channel?: string }>(ctx, {
     name: 'message_search',
+    action: 'message.read',
     entryPoint: `${ENTRY}#message_search`,
     description: `Find messages by words (all required), best match first (bm25), with a snippet around the match. When more than ${TEAM_READ_LIMITS.searchWindowMatches} messages match, they are ranked in windows of the ${TEAM_READ_LIMITS.searchWindowMatches} newest, newest window first (windowed: true).`,
     args: { channel: channelArg.optional() },
@@ -90,7 +93,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the page object; the text block is its JSON',
     },
     outputSchema: { q: z.string(), matches: z.array(messageItem.extend({ score: z.number(), snippet: z.string() })), windowed: z.boolean(), ...pageFields },
-    run: withTeam(session, 'message.read', async ({ query, channel, limit, cursor }, { store }) => {
+    run: withTeam(async ({ query, channel, limit, cursor }, { store }) => {
       const bind = [query, channel ?? null];
       const pos = cursor === undefined ? undefined : cursors.decode('msearch', store.storeId, bind, cursor);
       const from = pos === undefined ? { hi: await store.lastMessageId() } : { hi: num(pos, 'h'), ...(pos.r === undefined ? {} : { after: { score: num(pos, 'r'), id: num(pos, 'i') } }) };
@@ -112,6 +115,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
 
   defineDetailTool<{ id: number; offset?: number }>(ctx, {
     name: 'message_get',
+    action: 'message.read',
     entryPoint: `${ENTRY}#message_get`,
     description: 'Read one message whole: its body in windows (continue from body_next_offset while it is not null).',
     args: {
@@ -125,7 +129,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the message object; the text block is its JSON',
     },
     outputSchema: { message: messageItem, body_offset: z.number(), body_next_offset: z.number().nullable() },
-    run: withTeam(session, 'message.read', async ({ id, offset }, { store }) => {
+    run: withTeam(async ({ id, offset }, { store }) => {
       const m = await store.getMessage(id);
       const w = textWindow(m.body, offset ?? 0, windowBytes);
       return { message: { ...messageRow(m, Number.MAX_SAFE_INTEGER), body: w.text, body_truncated: w.next_offset !== null || w.offset > 0 }, body_offset: w.offset, body_next_offset: w.next_offset };
@@ -136,6 +140,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
     ctx,
     {
       name: 'inbox_read',
+      action: 'inbox.read',
       entryPoint: `${ENTRY}#inbox_read`,
       description:
         'Read your continuation inbox: messages sent to you, oldest first. Reading marks nothing; pass ack_cursor to inbox_ack once handled. With peek: true no ack_cursor is given.',
@@ -149,7 +154,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
         structured_content: 'the page object; the text block is its JSON',
       },
       outputSchema: { messages: z.array(messageItem), has_more: z.boolean(), ack_cursor: z.string().optional() },
-      run: withTeam(session, 'inbox.read', async ({ peek, limit }, { store, me }) => {
+      run: withTeam(async ({ peek, limit }, { store, me }) => {
         const page = await store.readInbox(me, limit);
         const items = page.rows.map((m) => messageRow(m));
         const n = fitItems(items, ctx.page);
@@ -164,6 +169,7 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
 
   defineMutationTool<{ ack_cursor: string }>(ctx, {
     name: 'inbox_ack',
+    action: 'inbox.ack',
     entryPoint: `${ENTRY}#inbox_ack`,
     idempotent: true,
     description: 'Mark your inbox delivered through the ack_cursor an inbox_read gave; acking the same cursor again changes nothing.',
@@ -176,11 +182,11 @@ export function registerTeamTools(ctx: ToolContext, session: TeamSession, codec:
       structured_content: 'the receipt object; the text block is its JSON',
     },
     outputSchema: { acked: z.number(), through: z.number() },
-    run: withTeam(session, 'inbox.ack', async ({ ack_cursor }, { store, me }) => {
+    run: withTeam(async ({ ack_cursor }, { store, me }) => {
       const through = num(cursors.decode('inbox', store.storeId, me.id, ack_cursor), 'u');
       return { acked: await store.ackInbox(me, through), through };
     }),
   });
 
-  registerTaskTools(ctx, session, cursors);
+  registerTaskTools(ctx, cursors);
 }

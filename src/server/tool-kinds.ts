@@ -10,8 +10,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
+import type { WorkspaceErrorCode } from '../fs/errors.js';
+import { TeamError, accessOf, isTeamAction, permissionDenied, type Access, type Action, type Caller, type Member, type TeamStore } from '../team/index.js';
 import type { PageBudget } from './page-budget.js';
-import { runAsCaller } from './call-context.js';
 import { WorkLimiter } from './work-limiter.js';
 import { StderrWarnings } from '../transport/warnings.js';
 
@@ -48,6 +49,14 @@ export interface ToolContext {
   work?: WorkLimiter;
   /** Every tool as registered, in order: the one source `exec` derives its actions from. */
   declared?: DeclaredTool[];
+  /** Who calls: resolves the request's member (or the server's own) against the team store. */
+  authority: Authority;
+}
+
+/** Resolves the caller of one call (the team session): refuses an unknown or deactivated member. */
+export interface Authority {
+  /** `member`: the member a transport authenticated, else the server's own; `team`: the call needs the store. */
+  caller(member: string | undefined, team: boolean): Promise<Caller>;
 }
 
 /** Zod shape of a tool's input or output object. */
@@ -59,20 +68,24 @@ export interface DeclaredTool {
   inputShape: Shape;
   outputSchema: Shape | undefined;
   annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
-  /** The tool's handler on validated arguments, outside the work limiter (the caller holds a slot). */
-  handler: (args: Record<string, unknown>) => Promise<CallToolResult>;
+  /** What the tool does, as the permission table names it. */
+  action: Action;
+  /** The tool's handler on validated arguments, for a call the pipeline admitted (it holds the work slot). */
+  handler: (args: Record<string, unknown>, call: Call) => Promise<CallToolResult>;
 }
 
 interface BaseSpec<A> {
   name: string;
   entryPoint: string;
+  /** What the tool does, as the permission table names it (the pipeline checks it before `run`). */
+  action: Action;
   description: string;
   /** Tool-specific arguments (limit and cursor are added for paged tools). */
   args: Shape;
   row: Omit<InventoryRow, 'name' | 'entry_point' | 'classification' | 'limit' | 'result_budget'>;
   /** Shape of `structuredContent` (published as the tool's `outputSchema`; the SDK checks results against it). */
   outputSchema?: Shape;
-  run: (args: A) => Promise<object>;
+  run: (args: A, call: Call) => Promise<object>;
 }
 
 interface PagedSpec<A> extends BaseSpec<A & { limit: number; cursor: string | undefined }> {
@@ -90,8 +103,25 @@ export interface QueryArg {
   description?: string;
 }
 
+/** Team codes the model already knows from the workspace tools; the rest are the store's trouble. */
+const TEAM_CODES: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR', 'PERMISSION_DENIED'];
+
+/** A team failure (or a busy SQLite store) as a tool failure with a workspace code. */
+function asWorkspaceError(e: unknown): unknown {
+  if (e instanceof TeamError) {
+    const code = (TEAM_CODES.includes(e.code) ? e.code : e.code === 'UNKNOWN_MEMBER' ? 'NOT_FOUND' : 'IO_ERROR') as WorkspaceErrorCode;
+    return new WorkspaceError(code, e.message, e.data);
+  }
+  const sqlite = (e as { code?: unknown } | null)?.code;
+  if (typeof sqlite === 'string' && sqlite.startsWith('SQLITE_BUSY')) {
+    return new WorkspaceError('IO_ERROR', 'The team store is busy (another process is writing); try again.');
+  }
+  return e;
+}
+
 /** A tool failure the model can act on: `isError` with the code and what to do. */
-export function toolError(e: unknown): CallToolResult {
+export function toolError(failure: unknown): CallToolResult {
+  const e = asWorkspaceError(failure);
   const code = e instanceof WorkspaceError ? e.code : 'INTERNAL_ERROR';
   let message: string;
   if (e instanceof WorkspaceError) {
@@ -141,16 +171,76 @@ export interface CallExtra {
   authInfo?: { clientId?: unknown };
 }
 
+/** Only {@link runToolCall} holds it, so only the pipeline can make a {@link Call}. */
+const PIPELINE: unique symbol = Symbol('runToolCall');
+
 /**
- * The one way into a tool handler, for every route (a tool's own `tools/call`, `exec`): a work slot
- * for the whole call, the caller from the request's `authInfo` (the handler and everything it
- * awaits see it through `callerMember()`), and errors mapped to a tool result. A route that does not
- * go through here runs as the server's own `--as` member: that is the defect this prevents.
+ * One call as the pipeline admitted it, handed to the handler explicitly: who calls (resolved
+ * against the store, never assumed), the action and the access the permission table gives the
+ * caller for it. Only {@link runToolCall} can make one, so a route into a handler that skips the
+ * pipeline has no call to hand it and does not compile.
  */
-export async function runToolCall(ctx: ToolContext, extra: CallExtra, handler: () => Promise<CallToolResult>): Promise<CallToolResult> {
+export class Call {
+  constructor(
+    token: typeof PIPELINE,
+    /** The action admitted; undefined for an `exec` action that does not exist (nothing runs). */
+    readonly action: Action | undefined,
+    readonly access: Access,
+    readonly caller: Caller,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    if (token !== PIPELINE) throw new Error('a Call is made by runToolCall only');
+  }
+
+  /** The store and the calling member, for a team action (the pipeline opened the store for it). */
+  team(): { store: TeamStore; me: Member } {
+    const { store, me } = this.caller;
+    if (store === undefined || me === undefined) throw new Error(`${this.action ?? 'this action'} ran without the team store`);
+    return { store, me };
+  }
+
+  /**
+   * Settle `own` access on the item about to change, read inside the write that changes it (never
+   * on an earlier read): refused unless the caller may act on any item or `mine` says it is its own.
+   */
+  requireOwn(mine: boolean): void {
+    if (this.access === 'allowed') return;
+    if (this.access === 'own' && mine) return;
+    throw permissionDenied(this.action!, this.team().me, this.access);
+  }
+}
+
+/** The member a transport authenticated (`extra.authInfo.clientId`: an HTTP bearer token's member). */
+function tokenMember(authInfo: CallExtra['authInfo']): string | undefined {
+  const id = authInfo?.clientId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * The one way into a tool handler, for every route (a tool's own `tools/call` over stdio and HTTP,
+ * `exec`, the `mcp-budget exec` CLI): a work slot for the whole call; the caller resolved from the
+ * request's `authInfo` (else the server's own member) against the store, an unknown or deactivated
+ * one refused; the permission table's access for the caller's role and `action` (`denied` refused
+ * here, `own` handed on in the call); the handler with that {@link Call}; errors mapped to a tool
+ * result. `action` is undefined only for an `exec` action that does not exist.
+ */
+export async function runToolCall(
+  ctx: ToolContext,
+  extra: CallExtra,
+  action: Action | undefined,
+  handler: (call: Call) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
   const work = (ctx.work ??= new WorkLimiter());
   try {
-    return await work.run(extra.signal, () => runAsCaller(extra.authInfo, handler));
+    return await work.run(extra.signal, async () => {
+      const caller = await ctx.authority.caller(tokenMember(extra.authInfo), action !== undefined && isTeamAction(action));
+      const access = action === undefined ? 'denied' : accessOf(action, caller.me);
+      if (action !== undefined && access === 'denied') {
+        if (caller.me === undefined) throw new Error(`${action} needs a member record`);
+        throw permissionDenied(action, caller.me, access);
+      }
+      return handler(new Call(PIPELINE, action, access, caller, extra.signal));
+    });
   } catch (e) {
     return toolError(e);
   }
@@ -158,16 +248,19 @@ export async function runToolCall(ctx: ToolContext, extra: CallExtra, handler: (
 
 function register(
   ctx: ToolContext,
-  name: string,
-  description: string,
+  spec: { name: string; action: Action; description: string },
   shape: Shape,
   annotations: DeclaredTool['annotations'],
-  handler: (args: Record<string, unknown>) => Promise<CallToolResult>,
+  handler: DeclaredTool['handler'],
   outputSchema?: Shape,
 ): void {
-  (ctx.declared ??= []).push({ name, inputShape: shape, outputSchema, annotations, handler });
+  const { name, action, description } = spec;
+  // A tool that writes names a write action, and a read-only one a read: the table cannot be dodged by a label.
+  if (annotations.readOnlyHint !== action.endsWith('.read')) throw new Error(`tool ${name}: action ${action} does not match readOnlyHint ${annotations.readOnlyHint}`);
+  const tool: DeclaredTool = { name, inputShape: shape, outputSchema, annotations, action, handler };
+  (ctx.declared ??= []).push(tool);
   const config = outputSchema === undefined ? { description, inputSchema: shape, annotations } : { description, inputSchema: shape, annotations, outputSchema };
-  ctx.server.registerTool(name, config, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, () => handler(args)));
+  ctx.server.registerTool(name, config, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, action, (call) => tool.handler(args, call)));
 }
 
 const limitArg = (max: number): z.ZodTypeAny =>
@@ -178,14 +271,14 @@ const cursorArg = z.string().max(4096).optional().describe('Opaque cursor from a
 export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTool: string): void {
   const shape: Shape = { ...spec.args, limit: limitArg(spec.limit.max), ...(spec.cursor === false ? {} : { cursor: cursorArg }) };
   for (const q of QUERY_ARGS) shape[q] = z.unknown().optional().describe(`Not accepted: use ${searchTool} to search.`);
-  register(ctx, spec.name, `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).`, shape, { readOnlyHint: true }, async (args) => {
+  register(ctx, { ...spec, description: `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).` }, shape, { readOnlyHint: true }, async (args, call) => {
     for (const q of QUERY_ARGS) {
       if (args[q] !== undefined) {
         throw new WorkspaceError('INVALID_PARAMS', `Invalid params: ${spec.name} lists without filtering and does not take \`${q}\`; use ${searchTool} to search.`);
       }
     }
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
-    return structured(await spec.run({ ...(args as A), limit, cursor: args.cursor as string | undefined }));
+    return structured(await spec.run({ ...(args as A), limit, cursor: args.cursor as string | undefined }, call));
   }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, 'browse/list'));
 }
@@ -200,16 +293,16 @@ export function defineSearchTool<A>(ctx: ToolContext, spec: PagedSpec<A & { quer
   if (q.maxChars !== undefined) qArg = qArg.max(q.maxChars);
   const qSchema = (q.required ? qArg : qArg.optional()).describe(q.description ?? 'What to look for (required).');
   const shape: Shape = { ...spec.args, [q.name]: qSchema, limit: limitArg(spec.limit.max), cursor: cursorArg };
-  register(ctx, spec.name, `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).`, shape, { readOnlyHint: true }, async (args) => {
+  register(ctx, { ...spec, description: `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).` }, shape, { readOnlyHint: true }, async (args, call) => {
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
-    return structured(await spec.run({ ...(args as A & { query: string }), query: args[q.name] as string, limit, cursor: args.cursor as string | undefined }));
+    return structured(await spec.run({ ...(args as A & { query: string }), query: args[q.name] as string, limit, cursor: args.cursor as string | undefined }, call));
   }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, 'search/lookup'));
 }
 
 /** A detail tool: one item (or one window of it). */
 export function defineDetailTool<A>(ctx: ToolContext, spec: BaseSpec<A>, classification: 'detail' | 'single-item' = 'detail'): void {
-  register(ctx, spec.name, spec.description, spec.args, { readOnlyHint: true }, async (args) => structured(await spec.run(args as A)), spec.outputSchema);
+  register(ctx, spec, spec.args, { readOnlyHint: true }, async (args, call) => structured(await spec.run(args as A, call)), spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, classification));
 }
 
@@ -226,11 +319,10 @@ export function defineMutationTool<A>(
 ): void {
   register(
     ctx,
-    spec.name,
-    spec.description,
+    spec,
     spec.args,
     { readOnlyHint: false, destructiveHint: spec.destructive === true, ...(spec.idempotent === true ? { idempotentHint: true } : {}) },
-    async (args) => structured(await spec.run(args as A)),
+    async (args, call) => structured(await spec.run(args as A, call)),
     spec.outputSchema,
   );
   ctx.rows.push({ ...rowOf(ctx, spec, 'mutation'), input_caps: spec.caps });

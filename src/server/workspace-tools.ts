@@ -91,6 +91,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     ctx,
     {
       name: 'workspace_list_dir',
+      action: 'workspace.read',
       entryPoint: `${ENTRY}#workspace_list_dir`,
       description: 'List one level of a directory in its own (unsorted) order: name and type of each entry.',
       args: { path },
@@ -111,6 +112,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     ctx,
     {
       name: 'workspace_scan',
+      action: 'workspace.read',
       entryPoint: `${ENTRY}#workspace_scan`,
       description: "Page the agent directories (the root's immediate subdirectories), each with a capped count of its entries.",
       args: {},
@@ -129,6 +131,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
 
   defineSearchTool<{ path?: string }>(ctx, {
     name: 'workspace_search_files',
+    action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_search_files`,
     description:
       'Find files by glob (`query`, e.g. "**/*.md"; braces allowed, extglobs not) under a directory; links are never followed. A scan stopped by its per-call cap says truncated_scan: continue with next_cursor.',
@@ -153,6 +156,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
 
   defineDetailTool<{ path: string; offset?: number; max_bytes?: number }>(ctx, {
     name: 'workspace_read_file',
+    action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_read_file`,
     description: `Read one byte window of a file (default ${window.defaultBytes} bytes, max ${window.maxBytes}; text whose JSON escaping is longer, binary sent as base64, or a path over 256 bytes returns fewer); continue from next_offset until eof.`,
     args: {
@@ -178,6 +182,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
 
   defineMutationTool<{ files: unknown; overwrite?: boolean }>(ctx, {
     name: 'workspace_seed_files',
+    action: 'workspace.write',
     entryPoint: `${ENTRY}#workspace_seed_files`,
     description: `Write a batch of files, all or nothing (at most ${SEED_LIMITS.maxFiles} files, ${SEED_LIMITS.maxFileBytes} bytes each, ${SEED_LIMITS.maxTotalBytes} in total). Oversized batches are refused before anything is written; nothing is written under \`.git\`. With overwrite: true, existing files are replaced.`,
     args: {

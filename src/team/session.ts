@@ -33,6 +33,14 @@ function defaultMemberName(): string {
   }
 }
 
+/** Who calls, as the pipeline resolved it: with the store's record once the workspace has a store. */
+export interface Caller {
+  name: string;
+  /** The member as the store has it now (role, active); absent while the workspace has no store. */
+  me?: Member;
+  store?: TeamStore;
+}
+
 export class TeamSession {
   readonly memberName: string;
   private readonly file: string;
@@ -113,6 +121,19 @@ export class TeamSession {
     }
     this.store = store;
     return store;
+  }
+
+  /**
+   * The caller of one call, for the call pipeline: the member a transport authenticated
+   * (`member`), else the `--as` member, as the store has it now (an unknown or deactivated one is
+   * refused). `team`: the call needs the store, which is opened or created. Otherwise, while the
+   * workspace has no store there are no members, and the caller is its name alone.
+   */
+  async caller(member: string | undefined, team: boolean): Promise<Caller> {
+    const hasStore = this.store !== undefined || this.postgres || (this.unusable === undefined && existsSync(this.file));
+    if (!team && !hasStore) return { name: member ?? this.memberName };
+    const { store, me } = await this.current(member);
+    return { name: me.name, me, store };
   }
 
   /**
