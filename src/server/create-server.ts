@@ -71,6 +71,7 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
       browser.close();
       await server.close();
       await session.close();
+      await workspace.close(); // the root's descriptor (it was left to the garbage collector)
     },
   };
 }

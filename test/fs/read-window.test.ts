@@ -33,7 +33,10 @@ beforeAll(async () => {
   ws = await Workspace.open(root);
 });
 
-afterAll(() => tree?.remove());
+afterAll(async () => {
+  await ws?.close();
+  tree?.remove();
+});
 
 /** Read a whole file window by window; checks the window invariants on the way. */
 async function readAll(path: string, size: number): Promise<{ bytes: Buffer; windows: FileWindow[] }> {

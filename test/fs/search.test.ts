@@ -85,7 +85,10 @@ beforeAll(async () => {
   ws = await Workspace.open(root);
 }, 60_000);
 
-afterAll(() => tree?.remove());
+afterAll(async () => {
+  await ws?.close();
+  tree?.remove();
+});
 
 describe('the query', () => {
   it('is required: empty, blank or not a string is INVALID_PARAMS', async () => {

@@ -37,7 +37,10 @@ beforeEach(async () => {
   ws = await Workspace.open(root);
 });
 
-afterEach(() => tree.remove());
+afterEach(async () => {
+  await ws.close();
+  tree.remove();
+});
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {

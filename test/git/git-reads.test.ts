@@ -24,14 +24,23 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   throw new Error('expected a WorkspaceError');
 }
 
-async function open(dir: string): Promise<{ g: GitRunner; ws: Workspace }> {
+/** Every workspace a test opened, closed after the file (each holds the root's descriptor). */
+const opened: Workspace[] = [];
+async function openWorkspace(dir: string): Promise<Workspace> {
   const ws = await Workspace.open(dir);
+  opened.push(ws);
+  return ws;
+}
+
+async function open(dir: string): Promise<{ g: GitRunner; ws: Workspace }> {
+  const ws = await openWorkspace(dir);
   return { g: new GitRunner(ws), ws };
 }
 
 const repos: TempRepo[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-budget-git-scratch-'));
-afterAll(() => {
+afterAll(async () => {
+  for (const ws of opened) await ws.close();
   for (const r of repos) r.remove();
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -416,7 +425,7 @@ describe('GitRunner.records', () => {
   it('stopping the consumer ends git early; a failing command is IO_ERROR', async () => {
     const dir = repo('records').dir;
     importHistory(dir, 300, (i) => ({ f: `${i}` }));
-    const g = new GitRunner(await Workspace.open(dir));
+    const g = new GitRunner(await openWorkspace(dir));
     const seen: string[] = [];
     for await (const rec of g.records(['log', '--format=%H', '-z'])) {
       seen.push(rec);
@@ -437,7 +446,7 @@ describe('GitRunner.records', () => {
     const rec = '€'.repeat(1000);
     const blob = git(dir, ['hash-object', '-w', '--stdin'], (rec + '\0').repeat(200)).trim(); // ~600 KB
     const got: string[] = [];
-    for await (const r of new GitRunner(await Workspace.open(dir)).records(['cat-file', 'blob', blob])) got.push(r);
+    for await (const r of new GitRunner(await openWorkspace(dir)).records(['cat-file', 'blob', blob])) got.push(r);
     expect(got.filter((r) => r !== rec)).toEqual([]);
     expect(got).toHaveLength(200);
   });

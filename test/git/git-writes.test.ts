@@ -35,7 +35,8 @@ beforeEach(async () => {
   git = new GitRunner(ws);
 });
 
-afterEach(() => {
+afterEach(async () => {
+  await ws.close();
   rmSync(dir, { recursive: true, force: true });
   rmSync(marker, { force: true });
 });

@@ -16,7 +16,17 @@ import { git, importHistory, tempRepo, type TempRepo } from '../helpers/git-repo
 
 const cursors = new CursorCodec('ref-store-test');
 const repos: TempRepo[] = [];
-afterAll(() => repos.forEach((r) => r.remove()));
+/** Every workspace a test opened, closed after the file (each holds the root's descriptor). */
+const opened: Workspace[] = [];
+async function openWorkspace(dir: string): Promise<Workspace> {
+  const ws = await Workspace.open(dir);
+  opened.push(ws);
+  return ws;
+}
+afterAll(async () => {
+  for (const ws of opened) await ws.close();
+  repos.forEach((r) => r.remove());
+});
 
 function build(): string {
   const r = tempRepo('ref-store');
@@ -38,7 +48,7 @@ function build(): string {
 }
 
 async function walk(dir: string, kind: 'heads' | 'tags', opts: { match?: string; plainGit?: boolean } = {}, limit = 2): Promise<{ refs: RefEntry[]; warnings: string[] }> {
-  const g = new GitRunner(await Workspace.open(dir));
+  const g = new GitRunner(await openWorkspace(dir));
   const refs: RefEntry[] = [];
   const warnings: string[] = [];
   let cursor: string | undefined;

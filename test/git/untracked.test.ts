@@ -21,7 +21,17 @@ import { git, tempRepo, type TempRepo } from '../helpers/git-repo.js';
 
 const cursors = new CursorCodec('untracked-test');
 const repos: TempRepo[] = [];
-afterAll(() => repos.forEach((r) => r.remove()));
+/** Every workspace a test opened, closed after the file (each holds the root's descriptor). */
+const opened: Workspace[] = [];
+async function openWorkspace(dir: string): Promise<Workspace> {
+  const ws = await Workspace.open(dir);
+  opened.push(ws);
+  return ws;
+}
+afterAll(async () => {
+  for (const ws of opened) await ws.close();
+  repos.forEach((r) => r.remove());
+});
 
 describe('untracked listing', () => {
   it('equals ls-files --others --exclude-standard at every page size', async () => {
@@ -52,7 +62,7 @@ describe('untracked listing', () => {
     const want = git(d, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0').filter((s) => s !== '');
     expect(want).toContain('nested/');
     expect(want).toContain('out/link-out');
-    const g = new GitRunner(await Workspace.open(d));
+    const g = new GitRunner(await openWorkspace(d));
     for (const limit of [1, 2, 3, 100]) {
       const got: string[] = [];
       let cursor: string | undefined;
@@ -147,7 +157,7 @@ describe('untracked listing', () => {
       for (let j = 0; j < 5; j++) writeFileSync(join(d, `dir${String(i).padStart(2, '0')}`, `f${j}`), '');
     }
     const want = git(d, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0').filter((x) => x !== '').slice(0, 100);
-    const g = new GitRunner(await Workspace.open(d));
+    const g = new GitRunner(await openWorkspace(d));
     const scope = g.scope();
     let calls = 0;
     const run = scope.run.bind(scope);
