@@ -4,6 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { fraction } from '../src/cli/spec.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -17,12 +18,6 @@ interface LimitRow {
   max: number;
   /** Share of maxResultBytes the limit takes unless set. */
   scale?: number;
-}
-
-/** `0.75` → `3/4`: the shares are simple fractions. */
-function fraction(x: number): string {
-  for (let d = 1; d <= 64; d++) if (Number.isInteger(x * d)) return `${x * d}/${d}`;
-  return String(x);
 }
 
 function limitsTable(): string {

@@ -2,7 +2,7 @@
  * Argument parsing shared by the commands: sizes with KiB/MiB/GiB suffixes, the budget flags,
  * and usage errors that name the flag and its accepted range.
  */
-import { LIMIT_RANGES, type BudgetOptions, type NumericLimit } from '../engine/index.js';
+import { LIMIT_RANGES, LIMITS, NUMERIC_LIMITS, type BudgetOptions, type NumericLimit } from '../engine/index.js';
 
 /** A command-line mistake: printed with usage, exit code 2. */
 export class UsageError extends Error {
@@ -28,17 +28,13 @@ function parseCount(flag: string, text: string): number {
   return Number(text);
 }
 
-/** Budget flags: name, the limit it sets, and whether it takes a size (with units) or a count. */
-export const BUDGET_FLAGS: readonly { flag: string; limit: NumericLimit; size: boolean; env: string }[] = [
-  { flag: '--max-bytes', limit: 'maxResultBytes', size: true, env: 'MCP_BUDGET_MAX_BYTES' },
-  { flag: '--max-text-bytes', limit: 'maxTextBytes', size: true, env: 'MCP_BUDGET_MAX_TEXT_BYTES' },
-  { flag: '--max-block-bytes', limit: 'maxBlockBytes', size: true, env: 'MCP_BUDGET_MAX_BLOCK_BYTES' },
-  { flag: '--max-items', limit: 'maxItems', size: false, env: 'MCP_BUDGET_MAX_ITEMS' },
-  { flag: '--max-keys', limit: 'maxKeys', size: false, env: 'MCP_BUDGET_MAX_KEYS' },
-  { flag: '--max-string-bytes', limit: 'maxStringBytes', size: true, env: 'MCP_BUDGET_MAX_STRING_BYTES' },
-  { flag: '--max-depth', limit: 'maxDepth', size: false, env: 'MCP_BUDGET_MAX_DEPTH' },
-  { flag: '--max-omitted-paths', limit: 'maxOmittedPaths', size: false, env: 'MCP_BUDGET_MAX_OMITTED_PATHS' },
-];
+/** Budget flags: name, the limit it sets, and whether it takes a size (with units) or a count (from the limits table). */
+export const BUDGET_FLAGS: readonly { flag: string; limit: NumericLimit; size: boolean; env: string }[] = NUMERIC_LIMITS.map((limit) => ({
+  flag: LIMITS[limit].flag,
+  limit,
+  size: LIMITS[limit].unit === 'bytes',
+  env: LIMITS[limit].env,
+}));
 
 /**
  * Budget options from parsed flags (`parseArgs` values keyed by long name: `max-bytes`,

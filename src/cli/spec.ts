@@ -3,7 +3,7 @@
  * these tables (src/cli/parse.ts) and `--help` is printed from them (src/cli/help.ts), so the
  * flags a command accepts and the flags its help lists cannot drift apart.
  */
-import { DEFAULT_LIMITS, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES } from '../engine/index.js';
+import { DEFAULT_LIMITS, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, type NumericLimit } from '../engine/index.js';
 import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, DEFAULT_SERVE_MAX_REQUEST_BYTES, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
 import { BUDGET_FLAGS } from './args.js';
 
@@ -48,16 +48,17 @@ export function formatBytes(n: number): string {
   return String(n);
 }
 
-const BUDGET_HELP: Record<string, string> = {
-  '--max-bytes': 'whole result, report and notice included',
-  '--max-text-bytes': 'all text blocks together (scales: 3/4 of --max-bytes)',
-  '--max-block-bytes': 'one text block (scales: 1/2 of --max-bytes)',
-  '--max-items': 'items per array',
-  '--max-keys': 'members per object',
-  '--max-string-bytes': 'any other string (scales: 1/8 of --max-bytes)',
-  '--max-depth': 'nesting depth, the result object is 1',
-  '--max-omitted-paths': 'pointers listed in the report',
-};
+/** `0.75` → `3/4`: the shares of the scaled limits are simple fractions. */
+export function fraction(x: number): string {
+  for (let d = 1; d <= 64; d++) if (Number.isInteger(x * d)) return `${x * d}/${d}`;
+  return String(x);
+}
+
+/** A budget flag's help line, from the limits table. */
+function budgetHelp(limit: NumericLimit): string {
+  const d = LIMITS[limit];
+  return d.scale === undefined ? d.help : `${d.help} (scales: ${fraction(d.scale)} of ${LIMITS.maxResultBytes.flag})`;
+}
 
 /** The budget flags every command that bounds results takes. */
 export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
@@ -68,7 +69,7 @@ export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
       name: def.flag.slice(2),
       type: 'string',
       value: 'N',
-      help: `${BUDGET_HELP[def.flag] ?? ''} (${min}–${max})`,
+      help: `${budgetHelp(def.limit)} (${min}–${max})`,
       default: def.size ? formatBytes(n) : String(n),
       env: def.env,
     };

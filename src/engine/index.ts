@@ -17,13 +17,16 @@ export {
   DEFAULT_FAST_PATH_BYTES,
   DEFAULT_LIMITS,
   DEFAULT_MAX_REQUEST_BYTES,
+  KIND_LIMIT,
   LIMIT_RANGES,
+  LIMITS,
   NOTICE_KEY,
   NUMERIC_LIMITS,
   REPORT_KEY,
   SCALED_LIMITS,
   type BudgetLimits,
   type BudgetOptions,
+  type LimitDeclaration,
   type NumericLimit,
 } from './limits.js';
 export { contradictions, minResultBytes, resolveLimits, scaledLimits, type ResolvedLimits } from './options.js';

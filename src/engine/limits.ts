@@ -33,59 +33,128 @@ export interface BudgetLimits {
 /** Options accepted wherever limits are: any subset of {@link BudgetLimits}. */
 export type BudgetOptions = Partial<BudgetLimits>;
 
-/** The numeric limits, in the order they are documented. */
-export const NUMERIC_LIMITS = [
-  'maxResultBytes',
-  'maxTextBytes',
-  'maxBlockBytes',
-  'maxItems',
-  'maxKeys',
-  'maxStringBytes',
-  'maxDepth',
-  'maxOmittedPaths',
+/** Which bound cut first, as the report names it. Documented in `specs/agent-mcp-result-budget.md`. */
+export const BUDGET_KINDS = [
+  'result_bytes',
+  'text_total_bytes',
+  'text_block_bytes',
+  'binary_block',
+  'array_items',
+  'object_keys',
+  'string_bytes',
+  'depth',
+  'top_level_field',
+  'invalid_block',
 ] as const;
-export type NumericLimit = (typeof NUMERIC_LIMITS)[number];
+export type BudgetKind = (typeof BUDGET_KINDS)[number];
 
-/** Defaults sized for an agent host with a ~25k-token context: 64 KiB is about 16k tokens. */
+/** Everything about one numeric limit, declared once. */
+export interface LimitDeclaration {
+  /** The value when nothing sets it (for a scaled limit: its share of the default `maxResultBytes`). */
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+  /** What one unit counts; `bytes` takes KiB/MiB/GiB on the command line. */
+  readonly unit: 'bytes' | 'items' | 'members' | 'levels' | 'pointers';
+  /** Share of `maxResultBytes` this limit takes unless set explicitly. */
+  readonly scale?: number;
+  /** The command-line flag and the environment variable that set it. */
+  readonly flag: `--${string}`;
+  readonly env: `MCP_BUDGET_${string}`;
+  /** One line for `--help` (the range, scaling and default are added where it is printed). */
+  readonly help: string;
+  /** The report kinds that name this limit as the bound that cut. */
+  readonly kinds: readonly BudgetKind[];
+  /**
+   * Typed results: whether lifting this bound alone can tell that it is the one keeping a
+   * schema-valid shrink from fitting (counts and string sizes can; the byte totals cannot).
+   */
+  readonly liftable: boolean;
+  /** Smallest value `serve` starts with, and why: its pages must fit (absent: no minimum beyond the range). */
+  readonly serveMinimum?: { readonly min: number; readonly why: string };
+}
+
+const GiB = 1024 * 1024 * 1024;
+const PAGE_NEEDS = 'a page holds cursors, file names and nested entries';
+
+/**
+ * The numeric limits, in the order they are documented. Every other table of them (the defaults,
+ * ranges and shares below, the CLI flags and their help, `specs/limits.json`, the report kinds'
+ * bounds, serve's minimums) is derived from this one. Defaults are sized for an agent host with a
+ * ~25k-token context: 64 KiB is about 16k tokens. The shares of the scaled limits are the
+ * defaults' own at 64 KiB (48, 32 and 8 KiB), so a smaller result budget gets smaller text and
+ * string bounds and one text block cannot take the whole budget; counts do not scale.
+ */
+const LIMIT_TABLE = {
+  maxResultBytes: {
+    default: 64 * 1024, min: 1024, max: GiB, unit: 'bytes', flag: '--max-bytes', env: 'MCP_BUDGET_MAX_BYTES',
+    help: 'whole result, report and notice included',
+    kinds: ['result_bytes', 'binary_block', 'top_level_field', 'invalid_block'], liftable: false,
+  },
+  maxTextBytes: {
+    default: 48 * 1024, min: 1, max: GiB, unit: 'bytes', scale: 3 / 4, flag: '--max-text-bytes', env: 'MCP_BUDGET_MAX_TEXT_BYTES',
+    help: 'all text blocks together',
+    kinds: ['text_total_bytes'], liftable: false,
+  },
+  maxBlockBytes: {
+    default: 32 * 1024, min: 1, max: GiB, unit: 'bytes', scale: 1 / 2, flag: '--max-block-bytes', env: 'MCP_BUDGET_MAX_BLOCK_BYTES',
+    help: 'one text block',
+    kinds: ['text_block_bytes'], liftable: false,
+  },
+  maxItems: {
+    default: 200, min: 1, max: 10_000_000, unit: 'items', flag: '--max-items', env: 'MCP_BUDGET_MAX_ITEMS',
+    help: 'items per array',
+    kinds: ['array_items'], liftable: true,
+  },
+  maxKeys: {
+    default: 200, min: 1, max: 10_000_000, unit: 'members', flag: '--max-keys', env: 'MCP_BUDGET_MAX_KEYS',
+    help: 'members per object',
+    kinds: ['object_keys'], liftable: true, serveMinimum: { min: 32, why: PAGE_NEEDS },
+  },
+  maxStringBytes: {
+    default: 8 * 1024, min: 16, max: GiB, unit: 'bytes', scale: 1 / 8, flag: '--max-string-bytes', env: 'MCP_BUDGET_MAX_STRING_BYTES',
+    help: 'any other string',
+    kinds: ['string_bytes'], liftable: true, serveMinimum: { min: 1024, why: PAGE_NEEDS },
+  },
+  maxDepth: {
+    // 1000: far past any real result, and within what JSON.stringify can nest without overflowing.
+    default: 32, min: 4, max: 1000, unit: 'levels', flag: '--max-depth', env: 'MCP_BUDGET_MAX_DEPTH',
+    help: 'nesting depth, the result object is 1',
+    kinds: ['depth'], liftable: true, serveMinimum: { min: 8, why: PAGE_NEEDS },
+  },
+  maxOmittedPaths: {
+    default: 16, min: 0, max: 1000, unit: 'pointers', flag: '--max-omitted-paths', env: 'MCP_BUDGET_MAX_OMITTED_PATHS',
+    help: 'pointers listed in the report',
+    kinds: [], liftable: false,
+  },
+} as const satisfies Record<string, LimitDeclaration>;
+
+export type NumericLimit = keyof typeof LIMIT_TABLE;
+export const LIMITS: Readonly<Record<NumericLimit, LimitDeclaration>> = Object.freeze(LIMIT_TABLE);
+/** The numeric limits, in the order they are documented. */
+export const NUMERIC_LIMITS = Object.freeze(Object.keys(LIMITS) as NumericLimit[]);
+const declared = (): [NumericLimit, LimitDeclaration][] => NUMERIC_LIMITS.map((n) => [n, LIMITS[n]]);
+
 export const DEFAULT_LIMITS: Readonly<BudgetLimits> = Object.freeze({
-  maxResultBytes: 64 * 1024,
-  maxTextBytes: 48 * 1024,
-  maxBlockBytes: 32 * 1024,
-  maxItems: 200,
-  maxKeys: 200,
-  maxStringBytes: 8 * 1024,
-  maxDepth: 32,
-  maxOmittedPaths: 16,
+  ...(Object.fromEntries(declared().map(([n, d]) => [n, d.default])) as Record<NumericLimit, number>),
   notice: true,
   protocolVersion: undefined,
 });
 
-/**
- * Limits that scale with `maxResultBytes` unless set explicitly: the share of it each takes. The
- * shares are the defaults' own at 64 KiB (48, 32 and 8 KiB), so the defaults do not move; a
- * smaller result budget gets smaller text and string bounds, so that one text block cannot take
- * the whole budget. Counts (items, keys, depth, pointers) do not scale: the byte bounds cut there.
- */
-export const SCALED_LIMITS: Readonly<Partial<Record<NumericLimit, number>>> = Object.freeze({
-  maxTextBytes: 3 / 4,
-  maxBlockBytes: 1 / 2,
-  maxStringBytes: 1 / 8,
-});
-
-const GiB = 1024 * 1024 * 1024;
+/** Limits that scale with `maxResultBytes` unless set explicitly: the share of it each takes. */
+export const SCALED_LIMITS: Readonly<Partial<Record<NumericLimit, number>>> = Object.freeze(
+  Object.fromEntries(declared().flatMap(([n, d]) => (d.scale === undefined ? [] : [[n, d.scale]]))),
+);
 
 /** Accepted ranges. `maxResultBytes` has a floor that depends on the other limits. */
-export const LIMIT_RANGES: Readonly<Record<NumericLimit, { min: number; max: number }>> = Object.freeze({
-  maxResultBytes: { min: 1024, max: GiB },
-  maxTextBytes: { min: 1, max: GiB },
-  maxBlockBytes: { min: 1, max: GiB },
-  maxItems: { min: 1, max: 10_000_000 },
-  maxKeys: { min: 1, max: 10_000_000 },
-  maxStringBytes: { min: 16, max: GiB },
-  // 1000: far past any real result, and within what JSON.stringify can nest without overflowing.
-  maxDepth: { min: 4, max: 1000 },
-  maxOmittedPaths: { min: 0, max: 1000 },
-});
+export const LIMIT_RANGES: Readonly<Record<NumericLimit, { min: number; max: number }>> = Object.freeze(
+  Object.fromEntries(declared().map(([n, d]) => [n, Object.freeze({ min: d.min, max: d.max })])) as Record<NumericLimit, { min: number; max: number }>,
+);
+
+/** The limit each report kind names as the bound that cut. */
+export const KIND_LIMIT: Readonly<Record<BudgetKind, NumericLimit>> = Object.freeze(
+  Object.fromEntries(declared().flatMap(([n, d]) => d.kinds.map((k) => [k, n]))) as Record<BudgetKind, NumericLimit>,
+);
 
 /** `_meta` key of the report (reverse-DNS prefix, outside the reserved `mcp` namespaces). */
 export const REPORT_KEY = 'io.github.mcp-result-budget/budget';

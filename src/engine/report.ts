@@ -3,23 +3,10 @@
  * Both have a largest possible size that depends only on the limits; that size is reserved before
  * any content is written, so the report always fits.
  */
-import { MAX_POINTER_BYTES, NOTICE_KEY, REPORT_KEY, type BudgetLimits } from './limits.js';
+import { BUDGET_KINDS, MAX_POINTER_BYTES, NOTICE_KEY, REPORT_KEY, type BudgetKind, type BudgetLimits } from './limits.js';
 import { utf8Length } from './wire.js';
 
-/** Which bound cut first. Documented in `specs/agent-mcp-result-budget.md`. */
-export const BUDGET_KINDS = [
-  'result_bytes',
-  'text_total_bytes',
-  'text_block_bytes',
-  'binary_block',
-  'array_items',
-  'object_keys',
-  'string_bytes',
-  'depth',
-  'top_level_field',
-  'invalid_block',
-] as const;
-export type BudgetKind = (typeof BUDGET_KINDS)[number];
+export { BUDGET_KINDS, type BudgetKind };
 
 /** The report placed under `_meta["io.github.mcp-result-budget/budget"]`. */
 export interface BudgetReport {

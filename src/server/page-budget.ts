@@ -5,7 +5,7 @@
  * `maxItems`, and its strings (cursors, names, subjects) within `maxStringBytes`. When the limits
  * are too small for any page at all, `serve` refuses to start and names the limit and its minimum.
  */
-import { BudgetError, cutString, type ResolvedLimits } from '../engine/index.js';
+import { BudgetError, cutString, LIMITS, NUMERIC_LIMITS, type NumericLimit, type ResolvedLimits } from '../engine/index.js';
 
 /** The bounds a page is built to, at the source. */
 export interface PageBudget {
@@ -23,29 +23,18 @@ export const PAGE_OVERHEAD_BYTES = 512;
 export const MIN_PAGE_BYTES = 512;
 
 /**
- * Minimums `serve` needs of the other limits, each with why: a cursor or a 255-byte file name
- * escaped as JSON fits the string bound; a page object's fields fit the key bound; the deepest
- * page (a git log entry's parents) fits the depth bound.
+ * Minimums `serve` needs of the other limits (declared with each limit): a cursor or a 255-byte
+ * file name escaped as JSON fits the string bound; a page object's fields fit the key bound; the
+ * deepest page (a git log entry's parents) fits the depth bound.
  */
-export const SERVE_MINIMUMS = Object.freeze({
-  maxStringBytes: 1024,
-  maxKeys: 32,
-  maxDepth: 8,
-});
+export const SERVE_MINIMUMS: Readonly<Partial<Record<NumericLimit, number>>> = Object.freeze(
+  Object.fromEntries(NUMERIC_LIMITS.flatMap((n) => (LIMITS[n].serveMinimum === undefined ? [] : [[n, LIMITS[n].serveMinimum.min]]))),
+);
 
-const FLAGS: Record<string, string> = {
-  maxResultBytes: '--max-bytes',
-  maxTextBytes: '--max-text-bytes',
-  maxBlockBytes: '--max-block-bytes',
-  maxStringBytes: '--max-string-bytes',
-  maxKeys: '--max-keys',
-  maxDepth: '--max-depth',
-};
-
-function tooSmall(name: string, value: number, min: number, why: string): BudgetError {
+function tooSmall(name: NumericLimit, value: number, min: number, why: string): BudgetError {
   return new BudgetError(
     'LIMIT_OUT_OF_RANGE',
-    `\`${name}\` (${FLAGS[name] ?? name}) is ${value}, too small for serve: it needs at least ${min} (${why})`,
+    `\`${name}\` (${LIMITS[name].flag}) is ${value}, too small for serve: it needs at least ${min} (${why})`,
     { option: name, value, min },
   );
 }
@@ -69,8 +58,9 @@ export function searchPathBytes(page: PageBudget, max = 1024): number {
 
 /** The page budget for the active limits; throws `LIMIT_OUT_OF_RANGE` when no page could fit. */
 export function pageBudgetFor(limits: ResolvedLimits): PageBudget {
-  for (const [name, min] of Object.entries(SERVE_MINIMUMS) as [keyof typeof SERVE_MINIMUMS, number][]) {
-    if (limits[name] < min) throw tooSmall(name, limits[name], min, 'a page holds cursors, file names and nested entries');
+  for (const name of NUMERIC_LIMITS) {
+    const m = LIMITS[name].serveMinimum;
+    if (m !== undefined && limits[name] < m.min) throw tooSmall(name, limits[name], m.min, m.why);
   }
   // The structure and its escaped mirror (≤ 2×) under the room left after the report reserve.
   const byTotal = Math.floor((limits.maxResultBytes - limits.reserveBytes - PAGE_OVERHEAD_BYTES) / 3);

@@ -9,7 +9,7 @@
  * and any other tool with a compact receipt of what was done (never advice to call again).
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { boundJson, boundResult, LIMIT_RANGES, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BudgetKind, type BudgetOptions, type BudgetReport, type NumericLimit } from '../engine/index.js';
+import { boundJson, boundResult, KIND_LIMIT, LIMIT_RANGES, LIMITS, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BudgetOptions, type BudgetReport, type NumericLimit } from '../engine/index.js';
 
 /** What is learned about one tool from a `tools/list` response. */
 export interface ToolInfo {
@@ -193,22 +193,8 @@ export interface BlockingBound {
   limit: number | undefined;
 }
 
-/** Argument names of the options a budget kind reports on. */
-const KIND_BOUND: Readonly<Record<BudgetKind, NumericLimit>> = {
-  result_bytes: 'maxResultBytes',
-  text_total_bytes: 'maxTextBytes',
-  text_block_bytes: 'maxBlockBytes',
-  binary_block: 'maxResultBytes',
-  array_items: 'maxItems',
-  object_keys: 'maxKeys',
-  string_bytes: 'maxStringBytes',
-  depth: 'maxDepth',
-  top_level_field: 'maxResultBytes',
-  invalid_block: 'maxResultBytes',
-};
-
-/** Bounds that can be lifted one at a time to find the one that blocks a valid shrink. */
-const LIFTABLE: readonly NumericLimit[] = ['maxStringBytes', 'maxItems', 'maxKeys', 'maxDepth'];
+/** Bounds that can be lifted one at a time to find the one that blocks a valid shrink (declared with each limit). */
+const LIFTABLE: readonly NumericLimit[] = NUMERIC_LIMITS.filter((n) => LIMITS[n].liftable);
 
 /**
  * Which bound made a schema-valid shrink impossible: the first bound that, lifted alone, lets the
@@ -231,7 +217,7 @@ function blockingBound(
     }
     return { bound: 'maxResultBytes', limit: limits.maxResultBytes };
   }
-  const bound = KIND_BOUND[report.budget_kind];
+  const bound = KIND_LIMIT[report.budget_kind];
   return { bound, limit: limits[bound] };
 }
 

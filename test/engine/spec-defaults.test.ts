@@ -16,6 +16,8 @@ import {
 } from '../../src/engine/limits.js';
 import { minResultBytes, resolveLimits } from '../../src/engine/options.js';
 import { BUDGET_KINDS } from '../../src/engine/report.js';
+import { KIND_LIMIT, LIMITS } from '../../src/engine/limits.js';
+import { renderLimitsSpec } from '../../scripts/limits.js';
 
 const specs = (name: string): string => readFileSync(fileURLToPath(new URL(`../../specs/${name}`, import.meta.url)), 'utf8');
 const json = JSON.parse(specs('limits.json')) as {
@@ -25,6 +27,24 @@ const json = JSON.parse(specs('limits.json')) as {
 };
 
 describe('spec defaults', () => {
+  it('spec-defaults: specs/limits.json is generated from the limits table (run `npm run limits` when it is stale)', () => {
+    expect(specs('limits.json')).toBe(renderLimitsSpec());
+  });
+
+  it('spec-defaults: the limits table is consistent: every report kind names one limit, flags and variables are unique, defaults in range', () => {
+    const kinds = NUMERIC_LIMITS.flatMap((n) => LIMITS[n].kinds);
+    expect([...kinds].sort()).toEqual([...BUDGET_KINDS].sort());
+    for (const k of BUDGET_KINDS) expect(LIMITS[KIND_LIMIT[k]].kinds).toContain(k);
+    expect(new Set(NUMERIC_LIMITS.map((n) => LIMITS[n].flag)).size).toBe(NUMERIC_LIMITS.length);
+    expect(new Set(NUMERIC_LIMITS.map((n) => LIMITS[n].env)).size).toBe(NUMERIC_LIMITS.length);
+    for (const n of NUMERIC_LIMITS) {
+      const d = LIMITS[n];
+      expect(d.default, n).toBeGreaterThanOrEqual(d.min);
+      expect(d.default, n).toBeLessThanOrEqual(d.max);
+      if (d.serveMinimum !== undefined) expect(d.serveMinimum.min, n).toBeGreaterThanOrEqual(d.min);
+    }
+  });
+
   it('spec-defaults: limits.json lists every numeric limit with the module default and range', () => {
     expect(json.limits.map((l) => l.name)).toEqual([...NUMERIC_LIMITS]);
     for (const l of json.limits) {
