@@ -27,3 +27,35 @@ it('docs: ARCHITECTURE.md maps every source file, and names no file that is gone
   const named = [...map.matchAll(/`(src\/[^`\s]+\.(?:ts|c))`/g)].map((m) => m[1]!);
   expect(named.filter((f) => !existsSync(join(root, f)))).toEqual([]);
 });
+
+it('docs: no two source folders import each other (the folders form floors, each importing only those below it)', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const folderOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.');
+  const edges = new Map<string, Set<string>>();
+  for (const f of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
+    if (!f.endsWith('.ts')) continue;
+    const rel = f.split(sep).join('/');
+    const from = folderOf(rel);
+    const text = readFileSync(join(root, 'src', f), 'utf8');
+    for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
+      const target = new URL(m[1]!, `file:///src/${rel}`).pathname.slice('/src/'.length);
+      const to = folderOf(target);
+      if (to !== from) (edges.get(from) ?? edges.set(from, new Set()).get(from)!).add(to);
+    }
+  }
+  const mutual = [...edges].flatMap(([a, tos]) => [...tos].filter((b) => a < b && edges.get(b)?.has(a)).map((b) => `${a} <-> ${b}`));
+  expect(mutual).toEqual([]);
+  // and no longer cycle either: a topological order of the folders exists
+  const left = new Map([...edges].map(([a, tos]) => [a, new Set(tos)]));
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [a, tos] of left) {
+      for (const b of tos) if (!left.has(b)) tos.delete(b);
+      if (tos.size === 0) {
+        left.delete(a);
+        changed = true;
+      }
+    }
+  }
+  expect([...left.keys()]).toEqual([]);
+});

@@ -10,8 +10,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
-import type { PageBudget } from '../server/page-budget.js';
-import { structured, toolError, type Call } from '../server/tool-kinds.js';
+import { structured, toolError, type Call, type PageBudget } from '../tools/index.js';
 import { continuationPlanOf, receiptPlanOf } from './plan.js';
 import { receiptOf } from './receipt.js';
 import type { ActionRegistry, ExecAction } from './registry.js';

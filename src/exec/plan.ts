@@ -5,7 +5,7 @@
  * The inventory quotes the same plans, so what `exec` advises and what the spec lists agree.
  */
 import type { z } from 'zod';
-import type { Shape } from '../server/tool-kinds.js';
+import type { Shape } from '../tools/index.js';
 
 /** Inputs that make the next answer smaller, in the order they are advised. */
 const SHRINK_INPUTS = ['limit', 'max_bytes', 'comments_limit'] as const;

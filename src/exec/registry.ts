@@ -5,7 +5,7 @@
  * same limit and query rules); only the name changes, to `domain.verb`.
  */
 import { z } from 'zod';
-import type { DeclaredTool, Shape } from '../server/tool-kinds.js';
+import type { DeclaredTool, Shape } from '../tools/index.js';
 
 /** What an action does to the workspace, the repository or the team store. */
 export type ActionClass = 'read_only' | 'mutation';

@@ -8,7 +8,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ResolvedLimits } from '../engine/index.js';
 import { ActionRegistry, EXEC_LIMITS, actionOf, execute } from '../exec/index.js';
-import { runToolCall, type CallExtra, type ToolContext } from './tool-kinds.js';
+import { runToolCall, type CallExtra } from '../tools/index.js';
+import type { ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/exec-tool.ts';
 

@@ -9,8 +9,7 @@ import { cutString } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
 import type { CursorCodec } from '../fs/cursor.js';
 import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore } from '../team/index.js';
-import type { Call } from './tool-kinds.js';
-import type { PageBudget } from './page-budget.js';
+import type { Call, PageBudget } from '../tools/index.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

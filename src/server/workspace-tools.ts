@@ -10,7 +10,7 @@ import { readWindow } from '../fs/read-window.js';
 import { scanWorkspace } from '../fs/scan.js';
 import { DEFAULT_SEARCH_LIMITS, searchFiles } from '../fs/search.js';
 import { SEED_LIMITS, seedFiles } from '../fs/seed.js';
-import { fitEchoes, searchPathBytes, type PageBudget } from './page-budget.js';
+import { fitEchoes, searchPathBytes, type PageBudget } from '../tools/index.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 /** Page sizes and windows of the workspace tools. */

@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVE_MINIMUMS } from '../../src/server/page-budget.js';
+import { SERVE_MINIMUMS } from '../../src/tools/page-budget.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { git, gitStatusCode, tempRepo, type TempRepo } from '../helpers/git-repo.js';
 import { connectClient, reportOf, serveTransport, type Connected, type ToolResult } from '../helpers/mcp-stdio.js';

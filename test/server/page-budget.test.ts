@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageBudgetFor, SERVE_MINIMUMS } from '../../src/server/page-budget.js';
+import { pageBudgetFor, SERVE_MINIMUMS } from '../../src/tools/page-budget.js';
 import { resolveLimits } from '../../src/engine/options.js';
 import { BudgetError } from '../../src/engine/errors.js';
 import { cliPath, ensureBuilt } from '../helpers/cli.js';

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_RUNNING_TOOL_CALLS, WorkLimiter } from '../../src/server/work-limiter.js';
+import { MAX_RUNNING_TOOL_CALLS, WorkLimiter } from '../../src/tools/work-limiter.js';
 import { cliPath, ensureBuilt } from '../helpers/cli.js';
 import { tempTree } from '../helpers/fs-tree.js';
 import { git } from '../helpers/git-repo.js';

@@ -1,0 +1,166 @@
+/**
+ * The tool contract shared by `server/` (which declares the tools) and `exec/` (which runs them by
+ * name): a declared tool's shape, the one call pipeline every route into a handler takes
+ * ({@link runToolCall}), the admitted {@link Call} only it can make, and how a failure becomes a
+ * tool result.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { WorkspaceError } from '../fs/confine.js';
+import type { WorkspaceErrorCode } from '../fs/errors.js';
+import { TeamError, accessOf, isTeamAction, permissionDenied, type Access, type Action, type Caller, type Member, type TeamStore } from '../team/index.js';
+import { StderrWarnings } from '../transport/warnings.js';
+import { WorkLimiter } from './work-limiter.js';
+
+/** Unexpected tool errors for the operator: a client can cause many, so they share stderr's bound. */
+const toolErrors = new StderrWarnings(process.stderr, 'mcp-budget');
+
+/** Resolves the caller of one call (the team session): refuses an unknown or deactivated member. */
+export interface Authority {
+  /** `member`: the member a transport authenticated, else the server's own; `team`: the call needs the store. */
+  caller(member: string | undefined, team: boolean): Promise<Caller>;
+}
+
+/** Zod shape of a tool's input or output object. */
+export type Shape = Record<string, z.ZodTypeAny>;
+
+/** A registered tool as `exec` reuses it: the same input shape, output schema and handler. */
+export interface DeclaredTool {
+  name: string;
+  inputShape: Shape;
+  outputSchema: Shape | undefined;
+  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  /** What the tool does, as the permission table names it. */
+  action: Action;
+  /** The tool's handler on validated arguments, for a call the pipeline admitted (it holds the work slot). */
+  handler: (args: Record<string, unknown>, call: Call) => Promise<CallToolResult>;
+}
+
+/** Team codes the model already knows from the workspace tools; the rest are the store's trouble. */
+const TEAM_CODES: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR', 'PERMISSION_DENIED'];
+
+/** A team failure (or a busy SQLite store) as a tool failure with a workspace code. */
+function asWorkspaceError(e: unknown): unknown {
+  if (e instanceof TeamError) {
+    const code = (TEAM_CODES.includes(e.code) ? e.code : e.code === 'UNKNOWN_MEMBER' ? 'NOT_FOUND' : 'IO_ERROR') as WorkspaceErrorCode;
+    return new WorkspaceError(code, e.message, e.data);
+  }
+  const sqlite = (e as { code?: unknown } | null)?.code;
+  if (typeof sqlite === 'string' && sqlite.startsWith('SQLITE_BUSY')) {
+    return new WorkspaceError('IO_ERROR', 'The team store is busy (another process is writing); try again.');
+  }
+  return e;
+}
+
+/** A tool failure the model can act on: `isError` with the code and what to do. */
+export function toolError(failure: unknown): CallToolResult {
+  const e = asWorkspaceError(failure);
+  const code = e instanceof WorkspaceError ? e.code : 'INTERNAL_ERROR';
+  let message: string;
+  if (e instanceof WorkspaceError) {
+    message = e.message;
+  } else if (e instanceof Error && e.name === 'AbortError') {
+    message = 'The call was cancelled'; // the client asked for it: nothing to log (no answer is sent)
+  } else {
+    // Not a failure we describe: its message may name host paths or descriptors, so the model
+    // gets the error code only and the operator gets the whole error on stderr.
+    const errno = (e as NodeJS.ErrnoException | undefined)?.code;
+    message = `An unexpected error occurred (${typeof errno === 'string' ? errno : 'error'}); the server log has the details. Try again; if it persists, report it.`;
+    toolErrors.warn(`unexpected tool error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  }
+  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { 'io.github.mcp-result-budget/error': { code } } };
+}
+
+/** The structure, with its JSON as the text block (the mirror the budget knows how to rebuild). */
+export function structured(value: object): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+/** What the pipeline needs of its host (the server's tool context): who calls, and the work slots. */
+export interface CallHost {
+  authority: Authority;
+  /** Bounds the tool handlers running at once (created on first call). */
+  work?: WorkLimiter;
+}
+
+/** What the SDK hands a tool handler that the pipeline reads. */
+export interface CallExtra {
+  signal?: AbortSignal;
+  authInfo?: { clientId?: unknown };
+}
+
+/** Only {@link runToolCall} holds it, so only the pipeline can make a {@link Call}. */
+const PIPELINE: unique symbol = Symbol('runToolCall');
+
+/**
+ * One call as the pipeline admitted it, handed to the handler explicitly: who calls (resolved
+ * against the store, never assumed), the action and the access the permission table gives the
+ * caller for it. Only {@link runToolCall} can make one, so a route into a handler that skips the
+ * pipeline has no call to hand it and does not compile.
+ */
+export class Call {
+  constructor(
+    token: typeof PIPELINE,
+    /** The action admitted; undefined for an `exec` action that does not exist (nothing runs). */
+    readonly action: Action | undefined,
+    readonly access: Access,
+    readonly caller: Caller,
+    readonly signal: AbortSignal | undefined,
+  ) {
+    if (token !== PIPELINE) throw new Error('a Call is made by runToolCall only');
+  }
+
+  /** The store and the calling member, for a team action (the pipeline opened the store for it). */
+  team(): { store: TeamStore; me: Member } {
+    const { store, me } = this.caller;
+    if (store === undefined || me === undefined) throw new Error(`${this.action ?? 'this action'} ran without the team store`);
+    return { store, me };
+  }
+
+  /**
+   * Settle `own` access on the item about to change, read inside the write that changes it (never
+   * on an earlier read): refused unless the caller may act on any item or `mine` says it is its own.
+   */
+  requireOwn(mine: boolean): void {
+    if (this.access === 'allowed') return;
+    if (this.access === 'own' && mine) return;
+    throw permissionDenied(this.action!, this.team().me, this.access);
+  }
+}
+
+/** The member a transport authenticated (`extra.authInfo.clientId`: an HTTP bearer token's member). */
+function tokenMember(authInfo: CallExtra['authInfo']): string | undefined {
+  const id = authInfo?.clientId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * The one way into a tool handler, for every route (a tool's own `tools/call` over stdio and HTTP,
+ * `exec`, the `mcp-budget exec` CLI): a work slot for the whole call; the caller resolved from the
+ * request's `authInfo` (else the server's own member) against the store, an unknown or deactivated
+ * one refused; the permission table's access for the caller's role and `action` (`denied` refused
+ * here, `own` handed on in the call); the handler with that {@link Call}; errors mapped to a tool
+ * result. `action` is undefined only for an `exec` action that does not exist.
+ */
+export async function runToolCall(
+  ctx: CallHost,
+  extra: CallExtra,
+  action: Action | undefined,
+  handler: (call: Call) => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const work = (ctx.work ??= new WorkLimiter());
+  try {
+    return await work.run(extra.signal, async () => {
+      const caller = await ctx.authority.caller(tokenMember(extra.authInfo), action !== undefined && isTeamAction(action));
+      const access = action === undefined ? 'denied' : accessOf(action, caller.me);
+      if (action !== undefined && access === 'denied') {
+        if (caller.me === undefined) throw new Error(`${action} needs a member record`);
+        throw permissionDenied(action, caller.me, access);
+      }
+      return handler(new Call(PIPELINE, action, access, caller, extra.signal));
+    });
+  } catch (e) {
+    return toolError(e);
+  }
+}
+
