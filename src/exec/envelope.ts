@@ -58,7 +58,7 @@ export async function execute(registry: ActionRegistry, settings: ExecSettings, 
   try {
     structure = (await action.declared.handler(parsed.data, call)).structuredContent;
   } catch (e) {
-    return toolError(e);
+    return e instanceof WorkspaceError && e.code === 'OUTCOME_UNKNOWN' ? mayHaveApplied(action, e) : toolError(e);
   }
   if (!action.output.safeParse(structure).success) {
     return toolError(new Error(`exec: ${action.name} returned a result its output schema rejects`));
@@ -140,6 +140,13 @@ function applied(action: ExecAction, result: Record<string, unknown>, over: Over
     answer._meta[EXEC_META_KEY].receipt = { action: action.name, applied: true, ...receipt.fields };
   }
   return answer;
+}
+
+/** A mutation whose outcome is unknown: the receipt says so with what is known, and never invites a replay. */
+function mayHaveApplied(action: ExecAction, e: WorkspaceError): CallToolResult {
+  const answer = toolError(e);
+  const receipt = { action: action.name, ...e.data, applied: 'unknown' };
+  return { ...answer, _meta: { ...answer._meta, [EXEC_META_KEY]: { error: 'outcome_unknown', applied: 'unknown', receipt } } };
 }
 
 function unknownAction(registry: ActionRegistry, name: string): CallToolResult {

@@ -24,7 +24,13 @@ export type WorkspaceErrorCode =
   /** This platform cannot confine the operation by descriptors; it is refused rather than pretended. */
   | 'UNSUPPORTED_PLATFORM'
   /** The caller's team role may not do this; nothing was written. */
-  | 'PERMISSION_DENIED';
+  | 'PERMISSION_DENIED'
+  /**
+   * A write was started and whether it took effect is not known (its process was killed, the
+   * store's connection was lost after the write was sent); the message says what is known and
+   * how to check. Never repeat it blindly.
+   */
+  | 'OUTCOME_UNKNOWN';
 
 export class WorkspaceError extends Error {
   override readonly name = 'WorkspaceError';

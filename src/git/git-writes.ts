@@ -75,9 +75,87 @@ async function identityArgs(git: GitRunner): Promise<string[]> {
 }
 
 export interface CommitReceipt {
-  commit: string;
+  /** The new commit; null only when it was made but could not be read back (see `summary_omitted`). */
+  commit: string | null;
   branch: string | null;
-  files_changed: number;
+  /** Files the commit changed; null when counting them failed after the commit was made. */
+  files_changed: number | null;
+  /** Present when a step after the write failed: what is missing and why. The write itself stands. */
+  summary_omitted?: string;
+}
+
+/** Files a commit summary counts at most (the count stops there, marked so). */
+export const MAX_COUNTED_FILES = 100_000;
+
+/** The commit `rev` names, or null (an unborn branch, a missing ref). Never throws for a missing one. */
+async function commitOf(git: GitRunner, rev: string): Promise<string | null> {
+  const r = await git.tryRun(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
+  return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+}
+
+/**
+ * The outcome of a write whose git process did not report success, decided by what the
+ * repository now holds (`landed`: the write's effect, read back): applied (git failed after it
+ * wrote), not applied (the original failure, with "nothing was written"), or unknown when it
+ * cannot be read back (an `OUTCOME_UNKNOWN` failure naming what is known; never advice to retry).
+ */
+async function outcomeOf<T>(what: string, failure: unknown, landed: () => Promise<T | undefined>, known: Record<string, unknown>): Promise<T> {
+  let effect: T | undefined;
+  try {
+    effect = await landed();
+  } catch {
+    throw new WorkspaceError(
+      'OUTCOME_UNKNOWN',
+      `${what} was started but did not finish (${reason(failure)}), and the repository could not be read to tell whether it took effect. ` +
+        'It may have been applied: check with git_log, git_branches or git_tags before doing it again.',
+      { applied: 'unknown', ...known },
+    );
+  }
+  if (effect !== undefined) return effect;
+  if (failure instanceof WorkspaceError) throw new WorkspaceError(failure.code, `${failure.message}; nothing was written.`, failure.data);
+  throw failure;
+}
+
+const reason = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/**
+ * The steps after a commit only describe it: each may fail (a read error, a summary past its cap)
+ * without turning the commit into a failure; what they could not say is null and named.
+ */
+async function describeCommit(git: GitRunner, hash: string | null): Promise<CommitReceipt> {
+  const omitted: string[] = [];
+  let commit = hash;
+  if (commit === null) {
+    try {
+      commit = await commitOf(git, 'HEAD');
+    } catch (e) {
+      omitted.push(`commit id (${reason(e)})`);
+    }
+  }
+  let branch: string | null = null;
+  try {
+    const b = await git.tryRun(['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    branch = b.code === 0 ? b.stdout.toString('utf8').trim() : null;
+  } catch (e) {
+    omitted.push(`branch (${reason(e)})`);
+  }
+  let files: number | null = null;
+  if (commit !== null) {
+    try {
+      // Counted as git streams the names, never held: a commit of any size has a count.
+      let n = 0;
+      for await (const name of git.rawRecords(['diff-tree', '--no-commit-id', '--name-only', '-r', '-z', '--root', commit])) {
+        if (name.length > 0 && ++n >= MAX_COUNTED_FILES) break;
+      }
+      files = n;
+      if (n >= MAX_COUNTED_FILES) omitted.push(`files_changed counted up to ${MAX_COUNTED_FILES} (at least that many)`);
+    } catch (e) {
+      omitted.push(`files_changed (${reason(e)})`);
+    }
+  }
+  const receipt: CommitReceipt = { commit, branch, files_changed: files };
+  if (omitted.length > 0) receipt.summary_omitted = `The commit was made; not read back: ${omitted.join('; ')}.`;
+  return receipt;
 }
 
 export async function gitCommit(git: GitRunner, ws: Workspace, args: { message: unknown; paths?: unknown }): Promise<CommitReceipt> {
@@ -111,22 +189,42 @@ export async function gitCommit(git: GitRunner, ws: Workspace, args: { message: 
     }
     if (staged.code !== 1) throw new WorkspaceError('IO_ERROR', `git diff --cached failed (exit ${staged.code ?? 'signal'}); nothing was committed.`);
   }
+  const before = await commitOf(git, 'HEAD');
   // --no-verify: no hooks; the message comes on stdin, never as an argument.
   const commitArgs = ['commit', '--no-verify', '--no-edit', '--quiet', '--allow-empty', '-F', '-'];
   if (paths !== undefined) commitArgs.push('--', ...paths);
-  await git.run([...(await identityArgs(git)), ...commitArgs], { input: message });
-  const hash = (await git.run(['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();
-  const branch = await git.tryRun(['symbolic-ref', '--quiet', '--short', 'HEAD']);
-  const stat = await git.run(['diff-tree', '--no-commit-id', '--name-only', '-r', '-z', '--root', hash], { maxBytes: 1024 * 1024 });
-  const files = stat.stdout.toString('utf8').split('\0').filter((x) => x !== '').length;
-  return { commit: hash, branch: branch.code === 0 ? branch.stdout.toString('utf8').trim() : null, files_changed: files };
+  const identity = await identityArgs(git);
+  // From here the write decides the answer: git's success, or (when git did not report it) whether
+  // HEAD now is a new commit on top of the one before.
+  let hash: string | null = null;
+  try {
+    await git.run([...identity, ...commitArgs], { input: message });
+  } catch (failure) {
+    hash = await outcomeOf(
+      'The commit',
+      failure,
+      async () => {
+        const now = await commitOf(git, 'HEAD');
+        if (now === null || now === before) return undefined;
+        const parent = await commitOf(git, `${now}~1`);
+        return parent === before ? now : undefined;
+      },
+      { before },
+    );
+  }
+  return describeCommit(git, hash);
 }
 
 export async function gitCreateBranch(git: GitRunner, args: { name: string; start_point?: string | undefined }): Promise<{ branch: string; commit: string }> {
   const name = await checkRefName(git, args.name, 'branch');
   const start = await resolveCommit(git, 'start_point', args.start_point ?? 'HEAD');
   await git.requireWritable();
-  await git.run(['branch', '--end-of-options', name, start]);
+  try {
+    await git.run(['branch', '--end-of-options', name, start]);
+  } catch (failure) {
+    // Already there before (git refused it): not this call's write, so the failure stands.
+    await outcomeOf('Creating the branch', failure, async () => ((await commitOf(git, `refs/heads/${name}`)) === start && !isExists(failure) ? true : undefined), { branch: name, commit: start });
+  }
   return { branch: name, commit: start };
 }
 
@@ -138,11 +236,18 @@ export async function gitCreateTag(
   const target = await resolveCommit(git, 'target', args.target ?? 'HEAD');
   if (args.message !== undefined) checkMessage('message', args.message);
   await git.requireWritable();
-  if (args.message !== undefined) {
-    const message = checkMessage('message', args.message);
-    await git.run([...(await identityArgs(git)), 'tag', '--no-sign', '-a', '-F', '-', '--end-of-options', name, target], { input: message });
-  } else {
-    await git.run(['tag', '--no-sign', '--end-of-options', name, target]);
+  try {
+    if (args.message !== undefined) {
+      const message = checkMessage('message', args.message);
+      await git.run([...(await identityArgs(git)), 'tag', '--no-sign', '-a', '-F', '-', '--end-of-options', name, target], { input: message });
+    } else {
+      await git.run(['tag', '--no-sign', '--end-of-options', name, target]);
+    }
+  } catch (failure) {
+    await outcomeOf('Creating the tag', failure, async () => ((await commitOf(git, `refs/tags/${name}`)) === target && !isExists(failure) ? true : undefined), { tag: name, commit: target });
   }
   return { tag: name, commit: target, annotated: args.message !== undefined };
 }
+
+/** git refused because the ref already existed: the ref found afterwards is not this call's. */
+const isExists = (failure: unknown): boolean => failure instanceof WorkspaceError && /already exists/.test(failure.message);

@@ -194,11 +194,16 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     caps,
     row: {
       paging: 'none',
-      per_item_budget: 'receipt: commit hash, branch, files changed',
+      per_item_budget: 'receipt: commit hash, branch, files changed (streamed count; what a step after the commit could not read is null and named in summary_omitted)',
       backend_query_bound: 'caps and confinement checked before git runs; git commit --no-verify -F - (message on stdin)',
       structured_content: 'the receipt object; the text block is its JSON',
     },
-    outputSchema: { commit: z.string(), branch: z.string().nullable(), files_changed: z.number() },
+    outputSchema: {
+      commit: z.string().nullable(),
+      branch: z.string().nullable(),
+      files_changed: z.number().nullable(),
+      summary_omitted: z.string().optional().describe('Present when a step after the commit failed: what could not be read back. The commit stands; do not repeat it.'),
+    },
     run: (args) => gitCommit(git(), ws, args),
   });
   defineMutationTool<{ name: string; start_point?: string }>(ctx, {
