@@ -38,7 +38,7 @@ export interface ToolContext {
   resultBudget: string;
   /** What one page may hold under the active limits (pages are sized to it at the source). */
   page: PageBudget;
-  /** Bounds the tool handlers running at once (created on first registration). */
+  /** Bounds the tool handlers running at once. @default the process-wide slots (src/tools/pipeline.ts) */
   work?: WorkLimiter;
   /** Every tool as registered, in order: the one source `exec` derives its actions from. */
   declared?: DeclaredTool[];

@@ -68,7 +68,9 @@ export function toolError(failure: unknown): CallToolResult {
     message = `An unexpected error occurred (${typeof errno === 'string' ? errno : 'error'}); the server log has the details. Try again; if it persists, report it.`;
     toolErrors.warn(`unexpected tool error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   }
-  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { 'io.github.mcp-result-budget/error': { code } } };
+  // An unknown outcome carries what is known (a commit id, a task id): the caller checks it, never retries blind.
+  const known = e instanceof WorkspaceError && code === 'OUTCOME_UNKNOWN' ? e.data : {};
+  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { 'io.github.mcp-result-budget/error': { ...known, code } } };
 }
 
 /** The structure, with its JSON as the text block (the mirror the budget knows how to rebuild). */
@@ -76,10 +78,16 @@ export function structured(value: object): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
 }
 
+/**
+ * The work slots of the whole process: every server shares them (`serve --listen` builds one per
+ * session, and one per request when stateless), so the bound holds however many servers there are.
+ */
+const PROCESS_WORK = new WorkLimiter();
+
 /** What the pipeline needs of its host (the server's tool context): who calls, and the work slots. */
 export interface CallHost {
   authority: Authority;
-  /** Bounds the tool handlers running at once (created on first call). */
+  /** Bounds the tool handlers running at once. @default the process-wide slots */
   work?: WorkLimiter;
 }
 
@@ -148,7 +156,7 @@ export async function runToolCall(
   action: Action | undefined,
   handler: (call: Call) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  const work = (ctx.work ??= new WorkLimiter());
+  const work = ctx.work ?? PROCESS_WORK;
   try {
     return await work.run(extra.signal, async () => {
       const caller = await ctx.authority.caller(tokenMember(extra.authInfo), action !== undefined && isTeamAction(action));

@@ -6,7 +6,7 @@
  * it waits leaves the queue at once and never starts.
  */
 
-/** Tool handlers that may run at once in one server. */
+/** Tool handlers that may run at once in one process (every server of it shares the slots). */
 export const MAX_RUNNING_TOOL_CALLS = 16;
 
 interface Waiter {

@@ -9,7 +9,7 @@
  *   bodies past the budget are answered 503 before they are read, and the budget comes back when
  *   they end.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +104,41 @@ describe.each(Object.keys(LISTENERS))('%s', (name) => {
       expect(answers.filter((a) => a.status === 503 && a.retry !== null)).toHaveLength(398);
       // Two sessions' worth of descriptors at most (a proxy session is a child process with pipes).
       expect(fds() - before).toBeLessThan(name.startsWith('proxy') ? 20 : 10);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe('serve --listen --stateless', () => {
+  it('300 concurrent tool calls with --max-sessions 2: each request holds a place while it runs, the rest 503 with Retry-After; descriptors bounded, places returned', async () => {
+    const s = await startListening(LISTENERS['serve --listen']!(['--stateless', '--max-sessions', '2']));
+    try {
+      // Descriptors other than the connections' own sockets: the servers, stores and files opened for requests.
+      const fds = (): number => {
+        let n = 0;
+        for (const fd of readdirSync(`/proc/${s.proc.pid}/fd`)) {
+          try {
+            if (!readlinkSync(`/proc/${s.proc.pid}/fd/${fd}`).startsWith('socket:')) n++;
+          } catch {
+            // closed meanwhile
+          }
+        }
+        return n;
+      };
+      const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'workspace_list_dir', arguments: {} } });
+      expect((await oneShot(s.url, call)).status).toBe(200); // the first server is built; its store opened
+      const before = fds();
+      let peak = before;
+      const sampler = setInterval(() => (peak = Math.max(peak, fds())), 2);
+      const answers = await Promise.all(Array.from({ length: 300 }, () => oneShot(s.url, call)));
+      clearInterval(sampler);
+      expect(answers.every((a) => a.status === 200 || (a.status === 503 && a.retry === '1')), JSON.stringify(answers.filter((a) => a.status !== 200 && a.status !== 503))).toBe(true);
+      expect(answers.some((a) => a.status === 503)).toBe(true);
+      // Before, each concurrent request built its own server: one client reached ~2,000 descriptors.
+      expect(peak - before).toBeLessThan(20);
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await oneShot(s.url, call)).status).toBe(200); // every place came back
     } finally {
       await s.stop();
     }

@@ -248,17 +248,34 @@ export class McpHttpServer {
     await session.transport.handleRequest(req, res, body);
   }
 
+  /**
+   * A stateless request is a session for as long as it runs (its own server and transport): it
+   * holds a place of `--max-sessions`, taken before the first await and given back when its answer
+   * ends, so concurrent requests cannot build servers (and start work) without bound.
+   */
   private async postStateless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: this.o.jsonResponse });
-    const tracker = new AnswerTracker(transport);
-    const release = await this.app.connect(transport, true);
-    tracker.noteBody(body);
-    this.inflight.set(res, tracker);
-    res.once('close', () => {
-      this.inflight.delete(res);
-      void transport.close().then(release, release);
-    });
-    await transport.handleRequest(req, res, body);
+    const place = this.sessions.reserve();
+    if (place === undefined) {
+      res.setHeader('Retry-After', String(RETRY_AFTER_S));
+      sendJsonError(res, 503, -32000, `Service unavailable: ${this.o.maxSessions} requests are being served (--max-sessions)`);
+      return;
+    }
+    res.once('close', () => place.cancel()); // idempotent
+    try {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: this.o.jsonResponse });
+      const tracker = new AnswerTracker(transport);
+      const release = await this.app.connect(transport, true);
+      tracker.noteBody(body);
+      this.inflight.set(res, tracker);
+      res.once('close', () => {
+        this.inflight.delete(res);
+        void transport.close().then(release, release);
+      });
+      await transport.handleRequest(req, res, body);
+    } catch (e) {
+      place.cancel();
+      throw e;
+    }
   }
 
   /** GET (the session's SSE stream) and DELETE (end the session). */
