@@ -66,6 +66,7 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
     return 0;
   }
   const options = await httpOptionsFrom({ ...o.listen, maxRequestBytes: o.maxRequestBytes }, name, o.stderr);
+  if (options.tokens !== undefined) o.stderr.write(`${name}: ${PROXY_TOKENS_NOTE}\n`);
   const app: McpHttpApp = {
     async connect(transport) {
       if (o.upstreamUrl !== undefined) {
@@ -83,6 +84,15 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
   };
   return runHttpListener(app, options);
 }
+
+/**
+ * Said at startup when the proxy asks for tokens: a token admits a caller to the proxy, and the
+ * upstream never learns which one (a `serve` behind the proxy acts as its own `--as` member).
+ */
+export const PROXY_TOKENS_NOTE =
+  'the token file admits callers, but its member names are not passed upstream: every caller reaches the upstream as one identity ' +
+  '(an `mcp-budget serve` behind this proxy runs every call as its own --as member, whatever the token). ' +
+  'For roles per member, run `mcp-budget serve --listen --token-file FILE` itself.';
 
 /** Budget options with a truncation listener when one is given. */
 function withCutLog(limits: BudgetOptions, onTruncated: TruncationListener | undefined): BudgetOptions & { onTruncated?: TruncationListener } {
