@@ -32,6 +32,17 @@ async function visibleAssignee(store: TeamStore, me: Member, name: string | null
   if (!ok) throw new WorkspaceError('NOT_FOUND', `\`assignee\`: no member named ${JSON.stringify(name)} that you can assign. Use task_options with field "assignee".`);
 }
 
+/**
+ * A member named in a filter must be one the caller may see (a guest: itself; others: the roles
+ * their own may see, active or not); any other name answers exactly as an unknown one, so a filter
+ * cannot tell who is on the team.
+ */
+async function visibleFilter(store: TeamStore, me: Member, name: string): Promise<void> {
+  const m = await store.getMember(name);
+  const ok = m !== undefined && (me.role === 'guest' ? m.id === me.id : visibleRoles(me.role).includes(m.role));
+  if (!ok) throw new WorkspaceError('NOT_FOUND', `\`assignee\`: no member named ${JSON.stringify(name)}.`);
+}
+
 const TASK_CAPS = Object.freeze({
   maxTitleBytes: TEAM_INPUT_CAPS.maxTitleBytes,
   maxTaskBodyBytes: TEAM_INPUT_CAPS.maxTaskBodyBytes,
@@ -72,7 +83,8 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
         structured_content: 'the page object; the text block is its JSON',
       },
       outputSchema: { tasks: z.array(taskItem), ...pageFields },
-      run: withTeam(async ({ status, assignee, label, limit, cursor }, { store }) => {
+      run: withTeam(async ({ status, assignee, label, limit, cursor }, { store, me }) => {
+        if (assignee !== undefined) await visibleFilter(store, me, assignee);
         const bind = [status ?? null, assignee ?? null, label ?? null];
         const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('tasks', store.storeId, bind, cursor));
         const page = await store.listTasks({ status, assignee, label }, after, limit);

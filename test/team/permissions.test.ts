@@ -170,6 +170,18 @@ async function matrix(target: string, open: () => Promise<TeamStore>): Promise<v
     const assigned = (await clients.agent.callTool({ name: 'exec', arguments: { action: 'task.update', input: { id: ids.ownersTask, status: 'done' } } })) as Result;
     expect(assigned.isError, JSON.stringify(assigned.content)).not.toBe(true);
 
+    // A filter cannot tell who is on the team: a member the caller may not see answers as an unknown name.
+    const unseen = async (role: Role, name: string): Promise<string> => {
+      const r = (await clients[role].callTool({ name: 'list_tasks', arguments: { assignee: name } })) as Result;
+      return r.isError === true ? String(r.content?.[0]?.text).replace(JSON.stringify(name), 'NAME') : 'listed';
+    };
+    const nobody = await unseen('guest', 'zzz-nobody');
+    expect(nobody).toMatch(/^NOT_FOUND/);
+    for (const other of [NAMES.owner, NAMES.lead, NAMES.member, NAMES.agent, DEACTIVATED]) expect(await unseen('guest', other), other).toBe(nobody);
+    expect(await unseen('guest', NAMES.guest)).toBe('listed');
+    expect(await unseen('agent', NAMES.owner)).toBe(nobody);
+    expect(await unseen('owner', NAMES.guest)).toBe('listed');
+
     // A deactivated member's token and a token naming no member: refused on every tool, every route.
     const again = await open();
     await again.deactivate(DEACTIVATED);
