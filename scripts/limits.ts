@@ -15,7 +15,7 @@ import {
   NOTICE_KEY,
   NUMERIC_LIMITS,
   REPORT_KEY,
-} from '../src/engine/limits.js';
+} from '../src/engine/index.js';
 
 export function renderLimitsSpec(): string {
   const doc = {

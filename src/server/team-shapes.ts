@@ -11,7 +11,16 @@ import type { CursorCodec } from '../fs/cursor.js';
 import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore } from '../team/index.js';
 import type { Call, PageBudget } from '../tools/index.js';
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+/**
+ * A stored time as ISO 8601, for any value a store may hold: the write boundary keeps times within
+ * the range every reader renders, but a store written before it (or by hand) may not, and one row
+ * must never fail a page (or make an inbox impossible to acknowledge). Out of range, the raw
+ * milliseconds are shown.
+ */
+export function iso(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? `invalid time (${String(ms).slice(0, 40)} ms)` : d.toISOString();
+}
 
 /** `text` cut to `maxBytes` written (escaped) bytes on a character boundary. */
 export function preview(text: string, maxBytes: number): { text: string; cut: boolean } {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/errors.js';
 import { TASK_PRIORITIES, TASK_STATUSES, TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, taskIdOf, visibleRoles, type Member, type Task, type TeamStore } from '../team/index.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, echoBytes, commentRow, fitItems, num, pageFields, preview, taskItem, taskRow, textWindow, withTeam } from './team-shapes.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, echoBytes, commentRow, fitItems, iso, num, pageFields, preview, taskItem, taskRow, textWindow, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-task-tools.ts';
@@ -218,7 +218,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     outputSchema: { id: z.number(), task_key: z.string(), created_at: z.string() },
     run: withTeam(async ({ id, body }, { store, me }) => {
       const c = await store.addComment(me, idOf(id), body);
-      return { id: c.id, task_key: `T-${c.task_id}`, created_at: new Date(c.created_at).toISOString() };
+      return { id: c.id, task_key: `T-${c.task_id}`, created_at: iso(c.created_at) };
     }),
   });
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { MAX_CURSOR_CHARS, type CursorCodec } from '../fs/cursor.js';
 import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS } from '../team/index.js';
 import { registerTaskTools } from './team-task-tools.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, iso, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-tools.ts';
@@ -40,7 +40,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     outputSchema: { id: z.number(), channel: z.string(), created_at: z.string(), delivered_to: z.array(z.string()) },
     run: withTeam(async (a, { store, me }) => {
       const m = await store.sendMessage(me, { channel: a.channel, body: a.body, to: a.to, replyTo: a.reply_to });
-      return { id: m.id, channel: m.channel, created_at: new Date(m.created_at).toISOString(), delivered_to: [...new Set(a.to ?? [])] };
+      return { id: m.id, channel: m.channel, created_at: iso(m.created_at), delivered_to: [...new Set(a.to ?? [])] };
     }),
   });
 

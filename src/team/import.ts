@@ -10,6 +10,7 @@ import { TEAM_IMPORT_LIMITS } from './limits.js';
 import type { SqliteTeamStore } from './sqlite-store.js';
 import { taskIdOf } from './tasks.js';
 import { TeamError, type Member } from './types.js';
+import { checkId, checkTime } from './validate.js';
 
 /** Options of {@link importJsonLines}. */
 export interface ImportOptions {
@@ -33,7 +34,7 @@ function timeOf(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
   const t = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
   if (!Number.isFinite(t)) throw new TeamError('INVALID_PARAMS', `\`${field}\` is not a time (milliseconds or an ISO date)`);
-  return t;
+  return checkTime(field, t);
 }
 
 const str = (v: unknown, field: string, required = true): string | undefined => {
@@ -100,7 +101,7 @@ export async function importJsonLines(store: SqliteTeamStore, file: string, opti
         break;
       case 'message': {
         const to = o.to === undefined ? undefined : Array.isArray(o.to) ? o.to.map((t, i) => str(t, `to[${i}]`)!) : [str(o.to, 'to')!];
-        const replyTo = o.reply_to === undefined || o.reply_to === null ? undefined : Number(o.reply_to);
+        const replyTo = o.reply_to === undefined || o.reply_to === null ? undefined : checkId('reply_to', o.reply_to);
         store.messages.send(author(o.author, 'author'), { channel: str(o.channel, 'channel')!, body: str(o.body, 'body')!, to, replyTo, at: timeOf(o.created_at, 'created_at') });
         break;
       }
@@ -116,7 +117,7 @@ export async function importJsonLines(store: SqliteTeamStore, file: string, opti
         break;
       }
       case 'comment': {
-        const id = typeof o.task === 'number' ? o.task : taskIdOf(str(o.task, 'task')!);
+        const id = typeof o.task === 'number' ? checkId('task', o.task) : taskIdOf(str(o.task, 'task')!);
         if (id === undefined) throw new TeamError('INVALID_PARAMS', '`task` must be a task id or key such as T-12');
         store.tasks.comment(author(o.author, 'author'), id, str(o.body, 'body')!, timeOf(o.created_at, 'created_at'));
         break;

@@ -9,11 +9,47 @@ const MEMBER_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._@-]*$/u;
 const CHANNEL_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]*$/u;
 const LABEL = /^[\p{L}\p{N}][\p{L}\p{N}._:/-]*$/u;
 
-/** Adds up the UTF-8 bytes of one mutation's strings and refuses past `maxTotalBytes`. */
+/**
+ * Times every reader renders: ISO 8601 with a four-digit year (0001-01-01 to 9999-12-31), in whole
+ * milliseconds. The store accepts no other (a time past `Date`'s range once made every page that
+ * held it fail, and an inbox holding it could never be acknowledged).
+ */
+export const TIME_RANGE_MS = Object.freeze({ min: Date.parse('0001-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') });
+
+/** A stored time: whole milliseconds within {@link TIME_RANGE_MS}. */
+export function checkTime(field: string, t: number): number {
+  if (!Number.isSafeInteger(t) || t < TIME_RANGE_MS.min || t > TIME_RANGE_MS.max) {
+    throw new TeamError('INVALID_PARAMS', `\`${field}\` is not a time the store keeps: whole milliseconds from ${new Date(TIME_RANGE_MS.min).toISOString()} to ${new Date(TIME_RANGE_MS.max).toISOString()}, got ${String(t).slice(0, 40)}`);
+  }
+  return t;
+}
+
+/** An id read from outside: a positive whole number within 2^53. */
+export function checkId(field: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new TeamError('INVALID_PARAMS', `\`${field}\` must be a positive whole number below 2^53, got ${String(v).slice(0, 40)}`);
+  return v;
+}
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * What every stored string must be, whichever engine keeps it and whichever reader shows it: no
+ * NUL (one engine cut previews there, the other refused it with a driver error) and well-formed
+ * UTF-16 (a lone surrogate has no UTF-8 form; one engine would store a replacement, the other fail).
+ */
+export function checkStoredText(field: string, value: string): string {
+  if (value.includes('\0')) throw new TeamError('INVALID_PARAMS', `\`${field}\` contains a NUL character; the store keeps no NUL. Nothing was written.`);
+  if (LONE_SURROGATE.test(value)) throw new TeamError('INVALID_PARAMS', `\`${field}\` contains a lone surrogate (half of a UTF-16 pair); send well-formed text. Nothing was written.`);
+  return value;
+}
+
+/** Adds up the UTF-8 bytes of one mutation's strings and refuses past `maxTotalBytes`; every string is checked for what the store keeps. */
 export class ByteTotal {
   private bytes = 0;
 
   add(field: string, value: string, capBytes: number, capName: string): string {
+    checkStoredText(field, value);
     const n = Buffer.byteLength(value, 'utf8');
     if (n > capBytes) {
       throw new TeamError('INPUT_TOO_LARGE', `\`${field}\` is ${n} bytes; the cap \`${capName}\` is ${capBytes} bytes. Nothing was written.`, {
@@ -92,6 +128,7 @@ export function checkSendInput(o: SendOptions): { channel: string; recipients: s
   const total = new ByteTotal();
   const channel = checkChannelName(o.channel, total);
   checkText('body', o.body, TEAM_INPUT_CAPS.maxMessageBytes, 'maxMessageBytes', total);
+  if (o.at !== undefined) checkTime('created_at', o.at);
   const to = o.to ?? [];
   if (to.length > TEAM_INPUT_CAPS.maxRecipients) {
     throw new TeamError('INPUT_TOO_LARGE', `\`to\` has ${to.length} members; the cap \`maxRecipients\` is ${TEAM_INPUT_CAPS.maxRecipients}. Nothing was written.`, {

@@ -239,6 +239,30 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
     });
   });
   describe('details every engine must share', () => {
+    it('stored values: a NUL or a lone surrogate in any text, or a time no reader renders, is refused and nothing is written', async () => {
+      const task = await store.createTask(owner, { title: 'base' });
+      await store.sendMessage(owner, { channel: 'g', body: 'first' });
+      const bad = ['a\0b', '\0', 'x\uD800', '\uDC00y', 'ok \uDBFF\uDBFF'];
+      const before = { messages: (await store.history('g', undefined, 50)).rows.length, task: await store.getTask(task.id) };
+      for (const v of bad) {
+        const label = JSON.stringify(v);
+        expect(await codeOf(store.sendMessage(owner, { channel: 'g', body: v })), label).toBe('INVALID_PARAMS');
+        expect(await codeOf(store.createTask(owner, { title: v })), label).toBe('INVALID_PARAMS');
+        expect(await codeOf(store.createTask(owner, { title: 't', body: v })), label).toBe('INVALID_PARAMS');
+        expect(await codeOf(store.updateTask(owner, task.id, { body: v })), label).toBe('INVALID_PARAMS');
+        expect(await codeOf(store.addComment(owner, task.id, v)), label).toBe('INVALID_PARAMS');
+      }
+      // a well-formed pair and other control characters are kept
+      const fine = await store.sendMessage(owner, { channel: 'g', body: 'pair \uD83D\uDE00 tab\t' });
+      expect((await store.getMessage(fine.id)).body).toBe('pair \uD83D\uDE00 tab\t');
+      for (const at of [1e300, -1e300, 8.64e15, 1.5, Number.NaN, Date.UTC(10000, 0, 1), Date.parse('0000-12-31T23:59:59Z')]) {
+        expect(await codeOf(store.sendMessage(owner, { channel: 'g', body: 'timed', at })), String(at)).toBe('INVALID_PARAMS');
+      }
+      expect((await store.history('g', undefined, 50)).rows.length).toBe(before.messages + 1);
+      expect((await store.listTasks({}, undefined, 50)).rows.length).toBe(1);
+      expect(await store.getTask(task.id)).toEqual(before.task);
+    });
+
     it('pages carry a body prefix, message_get the whole body; reply_to must exist', async () => {
       const long = await store.sendMessage(owner, { channel: 'g', body: 'é'.repeat(300) });
       const row = (await store.history('g', undefined, 5)).rows[0] as { body: string; truncated?: boolean };
