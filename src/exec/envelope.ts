@@ -10,7 +10,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
-import { structured, toolError, type Call, type PageBudget } from '../tools/index.js';
+import { asWorkspaceError, structured, toolError, type Call, type PageBudget } from '../tools/index.js';
 import { continuationPlanOf, receiptPlanOf } from './plan.js';
 import { receiptOf } from './receipt.js';
 import type { ActionRegistry, ExecAction } from './registry.js';
@@ -58,7 +58,8 @@ export async function execute(registry: ActionRegistry, settings: ExecSettings, 
   try {
     structure = (await action.declared.handler(parsed.data, call)).structuredContent;
   } catch (e) {
-    return e instanceof WorkspaceError && e.code === 'OUTCOME_UNKNOWN' ? mayHaveApplied(action, e) : toolError(e);
+    const failure = asWorkspaceError(e);
+    return failure instanceof WorkspaceError && failure.code === 'OUTCOME_UNKNOWN' ? mayHaveApplied(action, failure) : toolError(e);
   }
   if (!action.output.safeParse(structure).success) {
     return toolError(new Error(`exec: ${action.name} returned a result its output schema rejects`));

@@ -6,6 +6,7 @@
  * rely on; and a check-then-insert (a member name, a channel, a label) cannot race.
  */
 import type pg from 'pg';
+import { TeamError } from './types.js';
 
 /** Anything that runs a query: the pool (reads) or a transaction's client (writes). */
 export type Queryable = Pick<pg.ClientBase, 'query'>;
@@ -17,13 +18,27 @@ const WRITE_LOCK_KEY = 0x6d63_7062; // "mcpb"
 export async function inTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
+  // A connection lost mid-transaction also emits 'error' on the client: unheard, it would end the process.
+  const lost = (): void => {
+    broken = true;
+  };
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK_KEY]);
     const out = await fn(client);
-    await client.query('COMMIT');
+    try {
+      await client.query('COMMIT');
+    } catch (e) {
+      // The server answered (a SQLSTATE): it did not commit. No answer (the connection was lost
+      // after COMMIT was sent): it may have, and nobody here can tell.
+      if (typeof (e as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((e as { code: string }).code)) throw e;
+      broken = true;
+      throw outcomeUnknown(out, e);
+    }
     return out;
   } catch (e) {
+    if (e instanceof TeamError && e.code === 'OUTCOME_UNKNOWN') throw e;
     try {
       await client.query('ROLLBACK');
     } catch {
@@ -32,7 +47,20 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) =>
     throw e;
   } finally {
     client.release(broken);
+    if (!broken) client.off('error', lost); // a broken client may still report its end: keep listening
   }
+}
+
+/** The write whose COMMIT got no answer: what it would have returned names what to check (an id). */
+function outcomeUnknown(out: unknown, cause: unknown): TeamError {
+  const id = (out as { id?: unknown } | null)?.id;
+  const known = typeof id === 'number' ? { id } : {};
+  return new TeamError(
+    'OUTCOME_UNKNOWN',
+    `The change was sent to PostgreSQL, and the connection was lost before the commit was confirmed (${cause instanceof Error ? cause.message : String(cause)}): ` +
+      `it may have been applied${typeof id === 'number' ? ` (as id ${id})` : ''}. Read it back before doing it again; do not repeat it blindly.`,
+    { applied: 'unknown', ...known },
+  );
 }
 
 /** A page from `limit + 1` rows. */

@@ -20,6 +20,8 @@ export type TaskPriority = (typeof TASK_PRIORITIES)[number];
 
 /** Stable codes of team failures; the tool layer turns them into tool errors. */
 export type TeamErrorCode =
+  /** A write was sent and whether it was committed is not known (the connection was lost after COMMIT). */
+  | 'OUTCOME_UNKNOWN'
   | 'NOT_FOUND'
   | 'INVALID_PARAMS'
   | 'INPUT_TOO_LARGE'

@@ -37,10 +37,10 @@ export interface DeclaredTool {
 }
 
 /** Team codes the model already knows from the workspace tools; the rest are the store's trouble. */
-const TEAM_CODES: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR', 'PERMISSION_DENIED'];
+const TEAM_CODES: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR', 'PERMISSION_DENIED', 'OUTCOME_UNKNOWN'];
 
-/** A team failure (or a busy SQLite store) as a tool failure with a workspace code. */
-function asWorkspaceError(e: unknown): unknown {
+/** A team failure (or a busy SQLite store) as a tool failure with a workspace code (one mapping for every route). */
+export function asWorkspaceError(e: unknown): unknown {
   if (e instanceof TeamError) {
     const code = (TEAM_CODES.includes(e.code) ? e.code : e.code === 'UNKNOWN_MEMBER' ? 'NOT_FOUND' : 'IO_ERROR') as WorkspaceErrorCode;
     return new WorkspaceError(code, e.message, e.data);

@@ -1,0 +1,138 @@
+/**
+ * A PostgreSQL write whose COMMIT was sent but never answered (the connection lost in between) is
+ * not reported as a failure to retry: the store says OUTCOME_UNKNOWN with what it knows (the id the
+ * write made), and through the tools the model reads "may have been applied" and exec gives a
+ * receipt with `applied: "unknown"`. The connection is really cut: the store talks to PostgreSQL
+ * through a socket relay that, once armed, forwards the COMMIT and then drops the connection
+ * before the server's answer comes back. Every team write is driven through it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { EXEC_META_KEY } from '../../src/exec/index.js';
+import { createWorkspaceServer } from '../../src/server/create-server.js';
+import { PgTeamStore, TeamError, type Member } from '../../src/team/index.js';
+import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
+
+const UPSTREAM = '/var/run/postgresql/.s.PGSQL.5432';
+const reachable = await probePostgres();
+
+/** A relay on `${dir}/.s.PGSQL.5432`; `arm()` makes the next COMMIT the last thing a connection says. */
+class CommitCutter {
+  readonly dir = mkdtempSync(join(tmpdir(), 'pg-cut-'));
+  private server: Server;
+  private armed = false;
+  cuts = 0;
+
+  constructor() {
+    this.server = createServer((client: Socket) => {
+      const upstream = createConnection(UPSTREAM);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      upstream.pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        upstream.write(chunk);
+        // a simple-protocol Query message holding COMMIT: the server commits, the client never hears
+        if (this.armed && chunk[0] === 0x51 && chunk.includes('COMMIT\0')) {
+          this.armed = false;
+          this.cuts++;
+          upstream.unpipe(client);
+          setTimeout(() => {
+            client.destroy();
+            upstream.destroy();
+          }, 100);
+        }
+      });
+    });
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.server.listen(join(this.dir, '.s.PGSQL.5432'), resolve));
+  }
+
+  arm(): void {
+    this.armed = true;
+  }
+
+  async close(): Promise<void> {
+    await new Promise((r) => this.server.close(r));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+describe.runIf(reachable)('PostgreSQL: a commit whose answer was lost', () => {
+  let db: TestDatabase;
+  let cutter: CommitCutter;
+  let store: PgTeamStore;
+  let direct: PgTeamStore;
+  let owner: Member;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    cutter = new CommitCutter();
+    await cutter.listen();
+    direct = await PgTeamStore.open(db.target);
+    owner = await direct.addMember('olga', 'owner');
+    store = await PgTeamStore.open(`host=${cutter.dir} dbname=${db.name}`);
+  });
+
+  afterAll(async () => {
+    await store?.close().catch(() => undefined);
+    await direct?.close().catch(() => undefined);
+    await cutter?.close();
+    await db?.drop();
+  });
+
+  it('every team write answers OUTCOME_UNKNOWN with the id it made, and the write is there', async () => {
+    const task = await direct.createTask(owner, { title: 'base' });
+    const writes: [string, () => Promise<unknown>, () => Promise<boolean>][] = [
+      ['sendMessage', () => store.sendMessage(owner, { channel: 'g', body: 'cut after commit' }), async () => (await direct.history('g', undefined, 5)).rows.some((m) => m.body === 'cut after commit')],
+      ['createTask', () => store.createTask(owner, { title: 'cut task' }), async () => (await direct.listTasks({}, undefined, 50)).rows.some((t) => t.title === 'cut task')],
+      ['updateTask', () => store.updateTask(owner, task.id, { priority: 'high' }), async () => (await direct.getTask(task.id)).priority === 'high'],
+      ['addComment', () => store.addComment(owner, task.id, 'cut comment'), async () => (await direct.comments(task.id, undefined, 10)).rows.some((c) => c.body === 'cut comment')],
+    ];
+    for (const [name, write, landed] of writes) {
+      cutter.arm();
+      const err = await write().then(() => undefined, (e: unknown) => e);
+      expect(err, name).toBeInstanceOf(TeamError);
+      expect((err as TeamError).code, `${name}: ${(err as Error).message}`).toBe('OUTCOME_UNKNOWN');
+      expect((err as TeamError).message, name).toMatch(/may have been applied/);
+      expect((err as TeamError).message, name).not.toMatch(/try again/i);
+      expect((err as TeamError).data.applied, name).toBe('unknown');
+      expect(await landed(), name).toBe(true);
+      // the store goes on working on a new connection
+      expect((await store.history('g', undefined, 1)).rows.length, name).toBe(1);
+    }
+    expect(cutter.cuts).toBe(writes.length);
+  });
+
+  it('through the tools: the model reads "may have been applied" with the id; exec gives a receipt with applied: unknown', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'pg-cut-root-'));
+    const ws = await createWorkspaceServer(root, {}, { dbPath: `host=${cutter.dir} dbname=${db.name}`, as: 'olga' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'pg-outcome', version: '1.0.0' });
+    await Promise.all([ws.connect(b), client.connect(a)]);
+    type Result = { isError?: boolean; content?: { text?: string }[]; _meta?: Record<string, Record<string, unknown>> };
+    try {
+      cutter.arm();
+      const direct = (await client.callTool({ name: 'message_send', arguments: { channel: 'g', body: 'tool cut' } })) as Result;
+      expect(direct.isError).toBe(true);
+      expect(direct.content?.[0]?.text).toMatch(/^OUTCOME_UNKNOWN: .*may have been applied \(as id \d+\)/);
+      expect(direct._meta?.['io.github.mcp-result-budget/error']).toMatchObject({ code: 'OUTCOME_UNKNOWN', applied: 'unknown', id: expect.any(Number) });
+      cutter.arm();
+      const viaExec = (await client.callTool({ name: 'exec', arguments: { action: 'task.create', input: { title: 'exec cut' } } })) as Result;
+      expect(viaExec.isError).toBe(true);
+      const report = Object.values(viaExec._meta ?? {}).find((v) => typeof v === 'object' && v !== null && 'receipt' in v) ?? viaExec._meta?.[EXEC_META_KEY];
+      expect(report).toMatchObject({ applied: 'unknown', receipt: { action: 'task.create', applied: 'unknown' } });
+      expect(cutter.cuts).toBe(6);
+    } finally {
+      await client.close();
+      await ws.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
