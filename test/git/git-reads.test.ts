@@ -10,7 +10,7 @@ import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
 import { CursorCodec } from '../../src/fs/cursor.js';
 import { LOG_WALK_WINDOW, REF_CANDIDATES, gitLog, gitRefs, gitStatus, type Commit, type StatusEntry } from '../../src/git/git-reads.js';
 import { GitRunner, checkNotOption } from '../../src/git/run-git.js';
-import { createRefs, existsSync, git, gitStatusCode, importHistory, makeFilterHostile, makeHostile, tempRepo, type TempRepo } from '../helpers/git-repo.js';
+import { createRefs, existsSync, git, gitStatusCode, importHistory, makeFilterHostile, makeHostile, tempRepo, type TempRepo, workspaceTracker } from '../helpers/git-repo.js';
 
 const cursors = new CursorCodec('unit-test-key');
 
@@ -24,13 +24,8 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   throw new Error('expected a WorkspaceError');
 }
 
-/** Every workspace a test opened, closed after the file (each holds the root's descriptor). */
-const opened: Workspace[] = [];
-async function openWorkspace(dir: string): Promise<Workspace> {
-  const ws = await Workspace.open(dir);
-  opened.push(ws);
-  return ws;
-}
+const workspaces = workspaceTracker();
+const openWorkspace = workspaces.open;
 
 async function open(dir: string): Promise<{ g: GitRunner; ws: Workspace }> {
   const ws = await openWorkspace(dir);
@@ -40,7 +35,7 @@ async function open(dir: string): Promise<{ g: GitRunner; ws: Workspace }> {
 const repos: TempRepo[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'mcp-budget-git-scratch-'));
 afterAll(async () => {
-  for (const ws of opened) await ws.close();
+  await workspaces.closeAll();
   for (const r of repos) r.remove();
   rmSync(scratch, { recursive: true, force: true });
 });

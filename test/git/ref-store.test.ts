@@ -12,19 +12,14 @@ import { Workspace } from '../../src/fs/confine.js';
 import { CursorCodec } from '../../src/fs/cursor.js';
 import { gitRefs, type RefEntry } from '../../src/git/git-reads.js';
 import { GitRunner } from '../../src/git/run-git.js';
-import { git, importHistory, tempRepo, type TempRepo } from '../helpers/git-repo.js';
+import { git, importHistory, tempRepo, type TempRepo, workspaceTracker } from '../helpers/git-repo.js';
 
 const cursors = new CursorCodec('ref-store-test');
 const repos: TempRepo[] = [];
-/** Every workspace a test opened, closed after the file (each holds the root's descriptor). */
-const opened: Workspace[] = [];
-async function openWorkspace(dir: string): Promise<Workspace> {
-  const ws = await Workspace.open(dir);
-  opened.push(ws);
-  return ws;
-}
+const workspaces = workspaceTracker();
+const openWorkspace = workspaces.open;
 afterAll(async () => {
-  for (const ws of opened) await ws.close();
+  await workspaces.closeAll();
   repos.forEach((r) => r.remove());
 });
 

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Workspace } from '../../src/fs/confine.js';
 
 /** git's environment for building fixtures: no system/global config, fixed identities and dates. */
 export function gitEnv(): NodeJS.ProcessEnv {
@@ -108,3 +109,21 @@ export function makeFilterHostile(dir: string, marker: string, driver = 'evil'):
 }
 
 export { existsSync };
+
+/**
+ * Workspaces a test file opens, closed together after it (each holds the root's descriptor; left
+ * to the garbage collector they warn).
+ */
+export function workspaceTracker(): { open: (dir: string) => Promise<Workspace>; closeAll: () => Promise<void> } {
+  const opened: Workspace[] = [];
+  return {
+    open: async (dir) => {
+      const ws = await Workspace.open(dir);
+      opened.push(ws);
+      return ws;
+    },
+    closeAll: async () => {
+      for (const ws of opened.splice(0)) await ws.close();
+    },
+  };
+}
