@@ -18,6 +18,7 @@ export async function renderExecInventory(): Promise<string> {
     const doc = {
       $comment:
         'Actions of the `exec` tool of `mcp-budget serve` (and `mcp-budget exec`). Generated from the action registry by `npm run exec-inventory`; test/exec/inventory.test.ts checks it.',
+      input_policy: 'strict, as the tool: an unknown member of input is refused (INVALID_PARAMS naming the accepted names and the nearest), nothing is applied',
       envelope: {
         success: '{action, ok: true, result}; result validates against the output schema of the tool named in output_schema',
         limit_bytes: EXEC_LIMITS.envelopeBytes,

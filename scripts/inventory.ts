@@ -16,6 +16,7 @@ export async function renderInventory(): Promise<string> {
     const doc = {
       $comment:
         'Canonical tool inventory of `mcp-budget serve`. Generated from the declarations by `npm run inventory`; test/server/guardrails.test.ts checks it against the running server.',
+      input_policy: 'strict: every tool takes only the arguments of its input schema (additionalProperties: false); an unknown argument is refused with the names the tool takes and the nearest one, and nothing is done',
       tools: ws.rows,
     };
     return JSON.stringify(doc, null, 2) + '\n';

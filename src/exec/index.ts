@@ -2,7 +2,7 @@
  * The exec layer's face: the action registry behind `exec`, its envelope, and the rows of
  * `specs/exec-action-inventory.json`.
  */
-export { ActionRegistry, actionNameOf, editDistance, type ActionClass, type ExecAction } from './registry.js';
+export { ActionRegistry, actionNameOf, type ActionClass, type ExecAction } from './registry.js';
 export { EXEC_LIMITS, EXEC_META_KEY, actionOf, execute, type ExecSettings } from './envelope.js';
 export { continuationPlanOf, receiptPlanOf, type ContinuationPlan, type ReceiptField } from './plan.js';
 export { RECEIPT_LIMITS } from './receipt.js';

@@ -5,7 +5,7 @@
  * same limit and query rules); only the name changes, to `domain.verb`.
  */
 import { z } from 'zod';
-import type { DeclaredTool, Shape } from '../tools/index.js';
+import { nearestNames, strictInput, type DeclaredTool, type Shape } from '../tools/index.js';
 
 /** What an action does to the workspace, the repository or the team store. */
 export type ActionClass = 'read_only' | 'mutation';
@@ -66,7 +66,7 @@ export class ActionRegistry {
         class: readOnly ? 'read_only' : 'mutation',
         idempotent: readOnly || t.annotations.idempotentHint === true,
         inputShape: t.inputShape,
-        input: z.object(t.inputShape),
+        input: strictInput(name, t.inputShape),
         outputShape: t.outputSchema,
         output: z.object(t.outputSchema),
         declared: t,
@@ -85,23 +85,6 @@ export class ActionRegistry {
 
   /** The registered names closest to `name` by edit distance (ties by name), at most `count`. */
   nearest(name: string, count: number): string[] {
-    return [...this.byName.keys()]
-      .map((n) => ({ n, d: editDistance(name.toLowerCase(), n) }))
-      .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1))
-      .slice(0, count)
-      .map((x) => x.n);
+    return nearestNames(name, this.byName.keys(), count);
   }
-}
-
-/** Levenshtein distance (insert, delete, substitute), two rows; names are short. */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
 }

@@ -10,7 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
 import type { Action } from '../team/index.js';
-import { runToolCall, structured, type Authority, type CallExtra, type Call, type DeclaredTool, type Shape, type PageBudget, type WorkLimiter } from '../tools/index.js';
+import { runToolCall, strictInput, structured, type Authority, type CallExtra, type Call, type DeclaredTool, type Shape, type PageBudget, type WorkLimiter } from '../tools/index.js';
 
 export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
 
@@ -110,7 +110,8 @@ function register(
   if (annotations.readOnlyHint !== action.endsWith('.read')) throw new Error(`tool ${name}: action ${action} does not match readOnlyHint ${annotations.readOnlyHint}`);
   const tool: DeclaredTool = { name, inputShape: shape, outputSchema, annotations, action, handler };
   (ctx.declared ??= []).push(tool);
-  const config = outputSchema === undefined ? { description, inputSchema: shape, annotations } : { description, inputSchema: shape, annotations, outputSchema };
+  const inputSchema = strictInput(name, shape);
+  const config = outputSchema === undefined ? { description, inputSchema, annotations } : { description, inputSchema, annotations, outputSchema };
   ctx.server.registerTool(name, config, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, action, (call) => tool.handler(args, call)));
 }
 
