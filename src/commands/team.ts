@@ -81,9 +81,6 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
         break;
       }
       case 'import': {
-        if (!(store instanceof SqliteTeamStore)) {
-          throw new TeamError('INVALID_PARAMS', '`team import` loads SQLite stores only for now; import into a SQLite file, or load PostgreSQL with COPY');
-        }
         const s = await importJsonLines(store, rest[0]!, { progress: io.stderr });
         const rate = Math.round((s.lines * 1000) / Math.max(1, s.ms));
         io.stderr.write(`team import: done, ${s.lines} lines in ${(s.ms / 1000).toFixed(1)} s (${rate} lines/s): ${JSON.stringify(s.counts)}\n`);

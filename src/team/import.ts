@@ -1,15 +1,16 @@
 /**
- * `mcp-budget team import FILE`: JSON Lines into a team store, streamed line by line with a cap on
- * a line's length, written in batches of one transaction each, with progress on stderr. Each line
- * is one object with a `kind`: `member`, `channel`, `message`, `task` or `comment`. A bad line stops
+ * `mcp-budget team import FILE`: JSON Lines into a team store (SQLite or PostgreSQL), streamed line
+ * by line with a cap on a line's length, written in batches of one transaction each, with progress
+ * on stderr. Each line is one object with a `kind`: `member`, `channel`, `message`, `task` or
+ * `comment`. Every line is read and checked here, once, for both engines ({@link ImportOp}); each
+ * engine writes a batch of them (`importBatch`) with the same checks as its tools. A bad line stops
  * the import with an error naming its number; the batch holding it is rolled back, earlier batches
  * stay written (the error says how many lines that is).
  */
 import { createReadStream } from 'node:fs';
 import { TEAM_IMPORT_LIMITS } from './limits.js';
-import type { SqliteTeamStore } from './sqlite-store.js';
 import { taskIdOf } from './tasks.js';
-import { TeamError, type Member } from './types.js';
+import { TeamError, type NewTask, type SendOptions } from './types.js';
 import { checkId, checkTime } from './validate.js';
 
 /** Options of {@link importJsonLines}. */
@@ -71,91 +72,103 @@ async function* linesOf(file: string, maxBytes: number): AsyncGenerator<string> 
   if (pendingBytes > 0) yield Buffer.concat(pending).toString('utf8');
 }
 
-/** Import `file` into `store`. Throws `TeamError` naming the line of the first bad one. */
-export async function importJsonLines(store: SqliteTeamStore, file: string, options: ImportOptions = {}): Promise<ImportSummary> {
-  const progress = options.progress ?? process.stderr;
-  const batchRows = options.batchRows ?? TEAM_IMPORT_LIMITS.batchRows;
-  const started = Date.now();
-  const counts: Record<string, number> = {};
-  const authors = new Map<string, Member>();
-  const author = (v: unknown, field: string): Member | null => {
-    const name = str(v, field, false);
-    if (name === undefined) return null;
-    let m = authors.get(name);
-    if (m === undefined) {
-      m = store.members.get(name);
-      if (m === undefined) throw new TeamError('NOT_FOUND', `\`${field}\`: no member named ${JSON.stringify(name)} (import members first)`);
-      authors.set(name, m);
-    }
-    return m;
-  };
-  const apply = (o: Line): void => {
+/** One checked line of an import, for an engine to write. `no` is its line number. */
+export type ImportOp =
+  | { no: number; kind: 'member'; name: string; role: string; at: number | undefined; active: boolean }
+  | { no: number; kind: 'channel'; name: string; at: number }
+  | { no: number; kind: 'message'; author: string | undefined; send: SendOptions }
+  | { no: number; kind: 'task'; author: string | undefined; task: NewTask; at: number; updatedAt: number }
+  | { no: number; kind: 'comment'; author: string | undefined; task: number; body: string; at: number | undefined };
+
+/** A store an import writes to: one transaction per batch, every op through the engine's own checks. */
+export interface ImportTarget {
+  importBatch(ops: readonly ImportOp[]): Promise<void>;
+}
+
+/** A failure of line `no`, as an import reports it. */
+export function atLine(no: number, e: unknown): unknown {
+  if (e instanceof TeamError && e.data.line === undefined) return new TeamError(e.code, `line ${no}: ${e.message}`, { ...e.data, line: no });
+  return e;
+}
+
+/** An import's reference to a member that is not there (yet). */
+export function unknownAuthor(field: string, name: string): TeamError {
+  return new TeamError('NOT_FOUND', `\`${field}\`: no member named ${JSON.stringify(name)} (import members first)`);
+}
+
+/** Read and check one line: JSON, an object, a known kind, and every field's type, time and id. */
+export function parseImportLine(no: number, text: string): ImportOp {
+  let o: Line;
+  try {
+    o = JSON.parse(text) as Line;
+  } catch (e) {
+    throw new TeamError('INVALID_PARAMS', `line ${no}: not JSON (${(e as Error).message})`);
+  }
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new TeamError('INVALID_PARAMS', `line ${no}: not an object`);
+  try {
     switch (o.kind) {
-      case 'member': {
-        const m = store.members.add(str(o.name, 'name')!, str(o.role, 'role', false) ?? 'member', timeOf(o.created_at, 'created_at'));
-        if (o.active === false) store.members.deactivate(m.name);
-        break;
-      }
+      case 'member':
+        return { no, kind: 'member', name: str(o.name, 'name')!, role: str(o.role, 'role', false) ?? 'member', at: timeOf(o.created_at, 'created_at'), active: o.active !== false };
       case 'channel':
-        store.messages.ensureChannel(str(o.name, 'name')!, timeOf(o.created_at, 'created_at') ?? Date.now());
-        break;
+        return { no, kind: 'channel', name: str(o.name, 'name')!, at: timeOf(o.created_at, 'created_at') ?? Date.now() };
       case 'message': {
         const to = o.to === undefined ? undefined : Array.isArray(o.to) ? o.to.map((t, i) => str(t, `to[${i}]`)!) : [str(o.to, 'to')!];
         const replyTo = o.reply_to === undefined || o.reply_to === null ? undefined : checkId('reply_to', o.reply_to);
-        store.messages.send(author(o.author, 'author'), { channel: str(o.channel, 'channel')!, body: str(o.body, 'body')!, to, replyTo, at: timeOf(o.created_at, 'created_at') });
-        break;
+        const at = timeOf(o.created_at, 'created_at');
+        const send: SendOptions = { channel: str(o.channel, 'channel')!, body: str(o.body, 'body')! };
+        if (to !== undefined) send.to = to;
+        if (replyTo !== undefined) send.replyTo = replyTo;
+        if (at !== undefined) send.at = at;
+        return { no, kind: 'message', author: str(o.author, 'author', false), send };
       }
       case 'task': {
         const labels = o.labels === undefined ? undefined : Array.isArray(o.labels) ? o.labels.map((l, i) => str(l, `labels[${i}]`)!) : undefined;
         const at = timeOf(o.created_at, 'created_at') ?? Date.now();
-        store.tasks.create(
-          author(o.created_by, 'created_by'),
-          { title: str(o.title, 'title')!, body: str(o.body, 'body', false), status: str(o.status, 'status', false) as never, priority: str(o.priority, 'priority', false) as never, assignee: str(o.assignee, 'assignee', false), labels },
-          at,
-          timeOf(o.updated_at, 'updated_at') ?? at,
-        );
-        break;
+        const task: NewTask = { title: str(o.title, 'title')! };
+        const body = str(o.body, 'body', false);
+        if (body !== undefined) task.body = body;
+        const status = str(o.status, 'status', false);
+        if (status !== undefined) task.status = status as NewTask['status'];
+        const priority = str(o.priority, 'priority', false);
+        if (priority !== undefined) task.priority = priority as NewTask['priority'];
+        const assignee = str(o.assignee, 'assignee', false);
+        if (assignee !== undefined) task.assignee = assignee;
+        if (labels !== undefined) task.labels = labels;
+        return { no, kind: 'task', author: str(o.created_by, 'created_by', false), task, at, updatedAt: timeOf(o.updated_at, 'updated_at') ?? at };
       }
       case 'comment': {
         const id = typeof o.task === 'number' ? checkId('task', o.task) : taskIdOf(str(o.task, 'task')!);
         if (id === undefined) throw new TeamError('INVALID_PARAMS', '`task` must be a task id or key such as T-12');
-        store.tasks.comment(author(o.author, 'author'), id, str(o.body, 'body')!, timeOf(o.created_at, 'created_at'));
-        break;
+        return { no, kind: 'comment', author: str(o.author, 'author', false), task: id, body: str(o.body, 'body')!, at: timeOf(o.created_at, 'created_at') };
       }
       default:
         throw new TeamError('INVALID_PARAMS', `unknown \`kind\` ${JSON.stringify(o.kind)} (member, channel, message, task, comment)`);
     }
-    counts[o.kind as string] = (counts[o.kind as string] ?? 0) + 1;
-  };
+  } catch (e) {
+    throw atLine(no, e);
+  }
+}
 
+/** Import `file` into `store` (either engine). Throws `TeamError` naming the line of the first bad one. */
+export async function importJsonLines(store: ImportTarget, file: string, options: ImportOptions = {}): Promise<ImportSummary> {
+  const progress = options.progress ?? process.stderr;
+  const batchRows = options.batchRows ?? TEAM_IMPORT_LIMITS.batchRows;
+  const started = Date.now();
+  const counts: Record<string, number> = {};
   let lineNo = 0;
   let committed = 0;
   let batch: { no: number; text: string }[] = [];
   let lastReport = started;
-  const flush = (): void => {
-    store.write(() => {
-      for (const { no, text } of batch) {
-        let o: Line;
-        try {
-          o = JSON.parse(text) as Line;
-        } catch (e) {
-          throw new TeamError('INVALID_PARAMS', `line ${no}: not JSON (${(e as Error).message})`);
-        }
-        if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new TeamError('INVALID_PARAMS', `line ${no}: not an object`);
-        try {
-          apply(o);
-        } catch (e) {
-          if (e instanceof TeamError) throw new TeamError(e.code, `line ${no}: ${e.message}`, { ...e.data, line: no });
-          throw e;
-        }
-      }
-    });
+  const flush = async (): Promise<void> => {
+    const ops = batch.map(({ no, text }) => parseImportLine(no, text));
+    await store.importBatch(ops);
+    for (const op of ops) counts[op.kind] = (counts[op.kind] ?? 0) + 1;
     committed = batch.length === 0 ? committed : batch[batch.length - 1]!.no;
     batch = [];
     const now = Date.now();
     if (now - lastReport >= TEAM_IMPORT_LIMITS.progressEveryMs) {
       lastReport = now;
-      progress.write(`team import: ${committed} lines (${Math.round((committed * 1000) / (now - started))} lines/s)\n`);
+      progress.write(`team import: ${committed} lines (${Math.round((committed * 1000) / Math.max(1, now - started))} lines/s)\n`);
     }
   };
   try {
@@ -163,9 +176,9 @@ export async function importJsonLines(store: SqliteTeamStore, file: string, opti
       lineNo++;
       if (text.trim() === '') continue;
       batch.push({ no: lineNo, text });
-      if (batch.length >= batchRows) flush();
+      if (batch.length >= batchRows) await flush();
     }
-    flush();
+    await flush();
   } catch (e) {
     if (e instanceof TeamError) {
       throw new TeamError(e.code, `${e.message}. ${committed === 0 ? 'Nothing was imported' : `Lines 1-${committed} were imported; nothing after them was written`}.`, { ...e.data, committed });

@@ -8,6 +8,8 @@ import pg from 'pg';
 import type { PageMessage } from './messages.js';
 import { pgConfig, pgLabel, wrapPgError } from './pg-connect.js';
 import { inTransaction, type Queryable } from './pg-db.js';
+import type { ImportOp } from './import.js';
+import { pgImportBatch } from './pg-import.js';
 import { pgInbox } from './pg-inbox.js';
 import { pgMembers } from './pg-members.js';
 import { pgMessages } from './pg-messages.js';
@@ -57,6 +59,11 @@ export class PgTeamStore implements TeamStore {
     } catch (e) {
       throw wrapPgError(e, this.label);
     }
+  }
+
+  /** Write one batch of an import in one transaction (the store's write lock held), with the tools' checks. */
+  async importBatch(ops: readonly ImportOp[]): Promise<void> {
+    await this.write((db) => pgImportBatch(db, ops));
   }
 
   /** Send many messages in one transaction (bulk loads and tests). */

@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { InboxTable } from './inbox.js';
 import { MemberTable } from './members.js';
 import { MessageTable } from './messages.js';
+import { atLine, unknownAuthor, type ImportOp } from './import.js';
 import { openDatabase } from './schema.js';
 import { TaskTable } from './tasks.js';
 import type { Comment, InboxPage, Member, Message, NewTask, Page, RankKey, Role, SearchPos, SendOptions, Task, TaskChanges, TaskFilter, TeamStore, TimeKey } from './types.js';
@@ -37,6 +38,47 @@ export class SqliteTeamStore implements TeamStore {
   }
 
   /** Run `fn` in one write transaction (taken up front: BEGIN IMMEDIATE). */
+  /** Write one batch of an import in one transaction, each line through the same checks as the tools. */
+  async importBatch(ops: readonly ImportOp[]): Promise<void> {
+    const authors = new Map<string, Member>();
+    const author = (field: string, name: string | undefined): Member | null => {
+      if (name === undefined) return null;
+      let m = authors.get(name);
+      if (m === undefined) {
+        m = this.members.get(name);
+        if (m === undefined) throw unknownAuthor(field, name);
+        authors.set(name, m);
+      }
+      return m;
+    };
+    this.write(() => {
+      for (const op of ops) {
+        try {
+          switch (op.kind) {
+            case 'member':
+              this.members.add(op.name, op.role, op.at);
+              if (!op.active) this.members.deactivate(op.name);
+              break;
+            case 'channel':
+              this.messages.ensureChannel(op.name, op.at);
+              break;
+            case 'message':
+              this.messages.send(author('author', op.author), op.send);
+              break;
+            case 'task':
+              this.tasks.create(author('created_by', op.author), op.task, op.at, op.updatedAt);
+              break;
+            case 'comment':
+              this.tasks.comment(author('author', op.author), op.task, op.body, op.at);
+              break;
+          }
+        } catch (e) {
+          throw atLine(op.no, e);
+        }
+      }
+    });
+  }
+
   write<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
   }

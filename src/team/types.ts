@@ -5,6 +5,7 @@
  * (`after`) and returns at most `limit` rows plus `more` (it read `limit + 1`). Positions are
  * plain values; signing them into cursors is the tool layer's job.
  */
+import type { ImportOp } from './import.js';
 
 /** Roles, from most to least trusted. */
 export const ROLES = ['owner', 'lead', 'member', 'agent', 'guest'] as const;
@@ -191,6 +192,8 @@ export interface SendOptions {
  * none counts or skips rows with OFFSET.
  */
 export interface TeamStore {
+  /** Write one batch of `team import` in one transaction, every line through the tools' checks. */
+  importBatch(ops: readonly ImportOp[]): Promise<void>;
   /** A random id fixed when the store was created (cursors are bound to it). */
   readonly storeId: string;
   /** `true` until the first member is added. */

@@ -4,8 +4,11 @@
  * exact task filters and identity lookup, role-scoped member options, the inbox's read/ack rules,
  * and caps that write nothing. `store.test.ts` runs it on SQLite, `store-pg.test.ts` on PostgreSQL.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEAM_READ_LIMITS, TeamError, type Member, type SearchPos, type SendOptions, type TaskFilter, type TeamStore, type TimeKey } from '../../src/team/index.js';
+import { TEAM_READ_LIMITS, TeamError, importJsonLines, type Member, type SearchPos, type SendOptions, type TaskFilter, type TeamStore, type TimeKey } from '../../src/team/index.js';
 
 /** How a suite gets stores of one engine. */
 export interface StoreEngine {
@@ -238,6 +241,96 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
       expect(c.more).toBe(false);
     });
   });
+  describe('import', () => {
+    let importDir: string;
+    beforeEach(() => {
+      importDir = mkdtempSync(join(tmpdir(), 'team-import-'));
+    });
+    afterEach(() => rmSync(importDir, { recursive: true, force: true }));
+
+    it('imports JSON Lines in batches and names the line of a bad one', async () => {
+      const file = join(importDir, 'in.jsonl');
+      const lines = [
+        { kind: 'member', name: 'imp', role: 'agent' },
+        ...Array.from({ length: 30 }, (_, i) => ({ kind: 'message', channel: 'imp', author: 'imp', body: `imported ${i}`, created_at: 1000 + i })),
+        { kind: 'task', title: 'imported task', labels: ['x'], assignee: 'imp' },
+        { kind: 'comment', task: 'T-1', author: 'imp', body: 'a comment' },
+      ];
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      const sink = { write: () => true } as unknown as NodeJS.WritableStream;
+      const s = await importJsonLines(store, file, { progress: sink, batchRows: 7 });
+      expect(s.counts).toEqual({ member: 1, message: 30, task: 1, comment: 1 });
+      expect((await store.history('imp', undefined, 100)).rows).toHaveLength(30);
+
+      writeFileSync(file, [JSON.stringify({ kind: 'message', channel: 'imp', body: 'ok' }), '{"kind":"message",', JSON.stringify({ kind: 'message', channel: 'imp', body: 'never' })].join('\n'));
+      await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 2: not JSON/);
+      expect((await store.history('imp', undefined, 100)).rows).toHaveLength(30);
+      writeFileSync(file, JSON.stringify({ kind: 'message', channel: 'imp', body: 'x'.repeat(1024 * 1024 + 10) }));
+      await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 1: longer than/);
+    });
+
+    it('replies, recipients and inboxes come out the same on every engine; a reply to a later or missing message is refused by line', async () => {
+      const file = join(importDir, 'replies.jsonl');
+      const sink = { write: () => true } as unknown as NodeJS.WritableStream;
+      const lines = [
+        { kind: 'member', name: 'ann', role: 'member' },
+        { kind: 'member', name: 'bob', role: 'agent' },
+        { kind: 'member', name: 'old', role: 'member', active: false },
+        { kind: 'message', channel: 'r', author: 'ann', body: 'first', created_at: 10 },
+        { kind: 'message', channel: '#r', author: 'bob', body: 'reply', reply_to: 1, to: ['ann', 'ann'], created_at: 11 },
+        { kind: 'message', channel: 'r', body: 'system', to: ['bob'], created_at: 12 },
+      ];
+      writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n'));
+      const s = await importJsonLines(store, file, { progress: sink, batchRows: 4 });
+      expect(s.counts).toEqual({ member: 3, message: 3 });
+      const rows = (await store.history('r', undefined, 10)).rows;
+      expect(rows.map((m) => [m.id, m.author, m.reply_to, m.created_at])).toEqual([[3, null, null, 12], [2, 'bob', 1, 11], [1, 'ann', null, 10]]);
+      const ann = (await store.getMember('ann'))!;
+      expect((await store.readInbox(ann, 10)).rows.map((m) => m.id)).toEqual([2]);
+      expect((await store.getMember('old'))?.active).toBe(false);
+      for (const [line, reason] of [
+        [{ kind: 'message', channel: 'r', body: 'x', reply_to: 99 }, /line 1: .*reply_to.*no message 99/],
+        [{ kind: 'message', channel: 'r', body: 'x', to: ['old'] }, /line 1: .*no active member named "old"/],
+        [{ kind: 'message', channel: 'r', author: 'nobody', body: 'x' }, /line 1: .*no member named "nobody"/],
+      ] as const) {
+        writeFileSync(file, JSON.stringify(line));
+        await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(reason);
+      }
+      expect((await store.history('r', undefined, 10)).rows).toHaveLength(3);
+    });
+
+    it('refuses a value no reader can show, naming the line and the reason; nothing of the file is written', async () => {
+      const file = join(importDir, 'hostile.jsonl');
+      const sink = { write: () => true } as unknown as NodeJS.WritableStream;
+      await importJsonLines(store, ((): string => (writeFileSync(file, [{ kind: 'member', name: 'imp', role: 'agent' }, { kind: 'message', channel: 'imp', author: 'imp', body: 'first' }, { kind: 'task', title: 'base', created_by: 'imp' }].map((l) => JSON.stringify(l)).join('\n')), file))(), { progress: sink });
+      const msg = { kind: 'message', channel: 'imp', author: 'imp', body: 'fine' };
+      const hostile: [Record<string, unknown> | string, RegExp][] = [
+        [{ ...msg, created_at: 1e300 }, /created_at.*not a time the store keeps/],
+        [{ ...msg, created_at: -8.64e15 }, /created_at.*not a time the store keeps/],
+        [{ ...msg, created_at: 1.5 }, /created_at.*whole milliseconds/],
+        [{ ...msg, created_at: '+275760-09-13T00:00:00Z' }, /created_at.*not a time the store keeps/],
+        [{ ...msg, created_at: 'yesterday' }, /created_at.*not a time/],
+        [{ ...msg, reply_to: 2 ** 60 }, /reply_to.*below 2\^53/],
+        [{ ...msg, reply_to: 'one' }, /reply_to.*positive whole number/],
+        [{ kind: 'comment', task: 2 ** 53 + 2, author: 'imp', body: 'c' }, /task.*below 2\^53/],
+        [{ ...msg, body: 'a\0b' }, /body.*NUL/],
+        ['{"kind":"message","channel":"imp","author":"imp","body":"half \\ud800 pair"}', /body.*lone surrogate/],
+        [{ kind: 'task', title: 'nul\0title', created_by: 'imp' }, /title.*NUL/],
+        [{ kind: 'task', title: 't', created_by: 'imp', updated_at: 9e15 }, /updated_at.*not a time/],
+        [{ kind: 'comment', task: 'T-1', author: 'imp', body: 'c', created_at: -1e17 }, /created_at.*not a time/],
+      ];
+      const before = { messages: (await store.history('imp', undefined, 100)).rows.length, tasks: (await store.listTasks({}, undefined, 100)).rows.length };
+      for (const [line, reason] of hostile) {
+        writeFileSync(file, [JSON.stringify(msg), typeof line === 'string' ? line : JSON.stringify(line), JSON.stringify(msg)].join('\n') + '\n');
+        const err = await importJsonLines(store, file, { progress: sink }).then(() => undefined, (e: unknown) => e as Error);
+        expect(err?.message, JSON.stringify(line)).toMatch(/line 2/);
+        expect(err?.message, JSON.stringify(line)).toMatch(reason);
+      }
+      expect((await store.history('imp', undefined, 100)).rows.length).toBe(before.messages);
+      expect((await store.listTasks({}, undefined, 100)).rows.length).toBe(before.tasks);
+    });
+  });
+
   describe('details every engine must share', () => {
     it('stored values: a NUL or a lone surrogate in any text, or a time no reader renders, is refused and nothing is written', async () => {
       const task = await store.createTask(owner, { title: 'base' });
