@@ -149,10 +149,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'team',
     summary: 'Administer the team store\'s members, or import JSON Lines.',
     usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | set-role NAME ROLE | import FILE'],
-    flags: [ROOT, TEAM_DB, { name: 'role', type: 'string', value: 'R', help: 'the role of `add` (or of `set-role` without ROLE)', default: 'member' }, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    flags: [
+      ROOT,
+      TEAM_DB,
+      { name: 'role', type: 'string', value: 'R', help: 'the role of `add` (or of `set-role` without ROLE): owner, lead, member, agent or guest', default: 'member' },
+      { name: 'skip-bad-lines', type: 'boolean', help: 'import: skip a bad line (reported with its number and reason) instead of stopping' },
+      ...BUDGET_FLAG_SPECS,
+      HELP_FLAG,
+    ],
     positionals: true,
-    example: 'mcp-budget team --root . add alice --role admin',
-    notes: ['import reads JSON Lines, one object per line (kind: member, channel, message, task, comment).'],
+    example: 'mcp-budget team --root . add alice --role lead',
+    notes: [
+      'import reads JSON Lines, one object per line (kind: member, channel, message, task, comment), into SQLite or PostgreSQL; a bad line stops it (lines before its batch stay imported) unless --skip-bad-lines.',
+    ],
   },
   {
     name: 'exec',

@@ -19,12 +19,19 @@ export interface ImportOptions {
   progress?: NodeJS.WritableStream;
   /** Rows per transaction. @default TEAM_IMPORT_LIMITS.batchRows */
   batchRows?: number;
+  /**
+   * Skip a bad line (reported on `progress` with its number and reason) instead of stopping: the
+   * batch holding it is written without it. @default false
+   */
+  skipBadLines?: boolean;
 }
 
 /** What an import wrote. */
 export interface ImportSummary {
   lines: number;
   counts: Record<string, number>;
+  /** Lines skipped as bad (`skipBadLines`), each reported on `progress`. */
+  skipped: number;
   ms: number;
 }
 
@@ -102,9 +109,9 @@ export function parseImportLine(no: number, text: string): ImportOp {
   try {
     o = JSON.parse(text) as Line;
   } catch (e) {
-    throw new TeamError('INVALID_PARAMS', `line ${no}: not JSON (${(e as Error).message})`);
+    throw new TeamError('INVALID_PARAMS', `line ${no}: not JSON (${(e as Error).message})`, { line: no });
   }
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new TeamError('INVALID_PARAMS', `line ${no}: not an object`);
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) throw new TeamError('INVALID_PARAMS', `line ${no}: not an object`, { line: no });
   try {
     switch (o.kind) {
       case 'member':
@@ -159,9 +166,33 @@ export async function importJsonLines(store: ImportTarget, file: string, options
   let committed = 0;
   let batch: { no: number; text: string }[] = [];
   let lastReport = started;
+  let skipped = 0;
+  const skip = (e: unknown): boolean => {
+    if (options.skipBadLines !== true || !(e instanceof TeamError) || typeof e.data.line !== 'number') return false;
+    skipped++;
+    progress.write(`team import: skipped ${e.code}: ${e.message.slice(0, 500)}\n`);
+    return true;
+  };
   const flush = async (): Promise<void> => {
-    const ops = batch.map(({ no, text }) => parseImportLine(no, text));
-    await store.importBatch(ops);
+    let ops: ImportOp[] = [];
+    for (const { no, text } of batch) {
+      try {
+        ops.push(parseImportLine(no, text));
+      } catch (e) {
+        if (!skip(atLine(no, e))) throw e;
+      }
+    }
+    // A line the engine refuses rolls the batch back: written again without it (each retry drops one line).
+    for (;;) {
+      try {
+        await store.importBatch(ops);
+        break;
+      } catch (e) {
+        const bad = (e as TeamError).data?.line;
+        if (!ops.some((op) => op.no === bad) || !skip(e)) throw e;
+        ops = ops.filter((op) => op.no !== bad);
+      }
+    }
     for (const op of ops) counts[op.kind] = (counts[op.kind] ?? 0) + 1;
     committed = batch.length === 0 ? committed : batch[batch.length - 1]!.no;
     batch = [];
@@ -185,6 +216,6 @@ export async function importJsonLines(store: ImportTarget, file: string, options
     }
     throw e;
   }
-  return { lines: lineNo, counts, ms: Date.now() - started };
+  return { lines: lineNo, counts, skipped, ms: Date.now() - started };
 }
 

@@ -299,6 +299,36 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
       expect((await store.history('r', undefined, 10)).rows).toHaveLength(3);
     });
 
+    it('with skipBadLines, every bad line is skipped and reported by number and reason, every good one imported', async () => {
+      const file = join(importDir, 'mixed.jsonl');
+      let said = '';
+      const sink = { write: (t: string) => ((said += t), true) } as unknown as NodeJS.WritableStream;
+      const good = (i: number): string => JSON.stringify({ kind: 'message', channel: 'mix', author: 'mixer', body: `good ${i}` });
+      const bad: [string, RegExp][] = [
+        ['{"kind":"message",', /not JSON/],
+        [JSON.stringify({ kind: 'message', channel: 'mix', body: 'x', created_at: 1e300 }), /not a time/],
+        [JSON.stringify({ kind: 'message', channel: 'mix', author: 'nobody', body: 'x' }), /no member named "nobody"/],
+        [JSON.stringify({ kind: 'message', channel: 'mix', body: 'x', reply_to: 999999 }), /no message 999999/],
+        [JSON.stringify({ kind: 'message', channel: 'mix', body: 'nul \u0000 here' }), /NUL/],
+        [JSON.stringify({ kind: 'planet' }), /unknown `kind`/],
+      ];
+      const lines = [JSON.stringify({ kind: 'member', name: 'mixer', role: 'member' })];
+      const badAt: number[] = [];
+      for (const [i, [line]] of bad.entries()) {
+        lines.push(good(i));
+        lines.push(line);
+        badAt.push(lines.length);
+      }
+      lines.push(good(99));
+      writeFileSync(file, lines.join('\n') + '\n');
+      const s = await importJsonLines(store, file, { progress: sink, batchRows: 3, skipBadLines: true });
+      expect(s.skipped).toBe(bad.length);
+      expect(s.counts).toEqual({ member: 1, message: bad.length + 1 });
+      for (const [i, [, reason]] of bad.entries()) expect(said).toMatch(new RegExp(`skipped [A-Z_]+: line ${badAt[i]}: .*${reason.source}`));
+      const bodies = (await store.history('mix', undefined, 50)).rows.map((m) => m.body).sort();
+      expect(bodies).toEqual([...bad.map((_, i) => `good ${i}`), 'good 99'].sort());
+    });
+
     it('refuses a value no reader can show, naming the line and the reason; nothing of the file is written', async () => {
       const file = join(importDir, 'hostile.jsonl');
       const sink = { write: () => true } as unknown as NodeJS.WritableStream;
