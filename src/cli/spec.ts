@@ -148,7 +148,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'team',
     summary: 'Administer the team store\'s members, or import JSON Lines.',
-    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | set-role NAME ROLE | import FILE'],
+    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | reactivate NAME | set-role NAME ROLE | import FILE [--skip-bad-lines]'],
     flags: [
       ROOT,
       TEAM_DB,

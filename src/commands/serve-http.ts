@@ -63,6 +63,8 @@ export async function runServeHttp(
   cutLog?: (session: () => string | undefined) => TruncationListener,
 ): Promise<number> {
   await useCursorKey(args.cursorKeyFile);
+  // With a token file every call names its member; the OS user need not be one (an explicit --as still must).
+  if (args.tokenFile !== undefined && team.as === undefined) team = { ...team, callersFromTokens: true };
   const options = await httpOptionsFrom(args, 'mcp-budget serve', stderr);
   // Built now, so that a bad root, store or limit is a startup error, not a failed session.
   const first = await createWorkspaceServer(root, budget, team);

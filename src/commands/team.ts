@@ -1,5 +1,5 @@
 /**
- * `mcp-budget team [--root DIR] [--team-db PATH] <add|list|deactivate|set-role|import> ...`:
+ * `mcp-budget team [--root DIR] [--team-db PATH] <add|list|deactivate|reactivate|set-role|import> ...`:
  * administers the team store of a workspace (the same file `serve` uses for that root) and
  * bulk-imports JSON Lines. Writes go through the store's checks; a bad file or name is an error
  * with exit code 1, a usage mistake exit code 2.
@@ -36,8 +36,8 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
   const dbPath = requiredValue(line.values, 'team-db');
   const roleFlag = requiredValue(line.values, 'role');
   const [sub, ...rest] = line.positionals;
-  const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], 'set-role': [1, 2], import: [1] };
-  if (sub === undefined || arity[sub] === undefined) throw new UsageError(`team needs a subcommand: add, list, deactivate, set-role or import${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
+  const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], reactivate: [1], 'set-role': [1, 2], import: [1] };
+  if (sub === undefined || arity[sub] === undefined) throw new UsageError(`team needs a subcommand: add, list, deactivate, reactivate, set-role or import${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
   if (!arity[sub]!.includes(rest.length)) throw new UsageError(`team ${sub}: wrong number of arguments`);
 
   let realRoot: string;
@@ -58,6 +58,11 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
       case 'add': {
         const m = await store.addMember(rest[0]!, role(roleFlag, 'member'));
         io.stdout.write(`added ${m.name} (${m.role})\n`);
+        break;
+      }
+      case 'reactivate': {
+        const m = await store.reactivate(rest[0]!);
+        io.stdout.write(`reactivated ${m.name}\n`);
         break;
       }
       case 'deactivate': {

@@ -84,10 +84,15 @@ export class MemberTable {
   }
 
   deactivate(name: string): Member {
+    return this.setActive(name, false);
+  }
+
+  /** Deactivate or reactivate a member (its records and tasks stay either way). */
+  setActive(name: string, active: boolean): Member {
     const m = this.get(name);
     if (m === undefined) throw new TeamError('NOT_FOUND', `No member named ${JSON.stringify(name)}.`);
-    this.db.prepare(`UPDATE members SET active = 0 WHERE id = ?`).run(m.id);
-    return { ...m, active: false };
+    this.db.prepare(`UPDATE members SET active = ? WHERE id = ?`).run(active ? 1 : 0, m.id);
+    return { ...m, active };
   }
 
   /** Every member (active or not) by name: the admin listing. */

@@ -57,10 +57,15 @@ export const pgMembers = {
 
   /** Call inside a write transaction. */
   async deactivate(db: Queryable, name: string): Promise<Member> {
+    return pgMembers.setActive(db, name, false);
+  },
+
+  /** Deactivate or reactivate a member (its records and tasks stay either way). Call inside a write transaction. */
+  async setActive(db: Queryable, name: string, active: boolean): Promise<Member> {
     const m = await pgMembers.get(db, name);
     if (m === undefined) throw new TeamError('NOT_FOUND', `No member named ${JSON.stringify(name)}.`);
-    await db.query(`UPDATE members SET active = false WHERE id = $1`, [m.id]);
-    return { ...m, active: false };
+    await db.query(`UPDATE members SET active = $2 WHERE id = $1`, [m.id, active]);
+    return { ...m, active };
   },
 
   /** Every member (active or not) by name. */

@@ -89,6 +89,9 @@ export class PgTeamStore implements TeamStore {
   setRole(name: string, role: Role): Promise<Member> {
     return this.write((db) => pgMembers.setRole(db, name, role));
   }
+  reactivate(name: string): Promise<Member> {
+    return this.write((db) => pgMembers.setActive(db, name, true));
+  }
   deactivate(name: string): Promise<Member> {
     return this.write((db) => pgMembers.deactivate(db, name));
   }

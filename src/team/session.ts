@@ -22,6 +22,12 @@ export interface TeamSessionOptions {
   dbPath?: string;
   /** The calling member's name (`--as`). @default the OS user name */
   as?: string;
+  /**
+   * Every call names its member by token (HTTP with a token file): the `--as` member is not a
+   * caller, so it need not be a member at startup (it still names the first owner of an empty
+   * store). @default false
+   */
+  callersFromTokens?: boolean;
 }
 
 function defaultMemberName(): string {
@@ -106,12 +112,14 @@ export class TeamSession {
     try {
       // Replicas starting on one empty store race here: the check and the insert are one write.
       const added = await store.addFirstOwner(this.memberName);
-      if (!added) {
+      if (!added && this.options.callersFromTokens !== true) {
         const me = await store.getMember(this.memberName);
         if (me === undefined || !me.active) {
           throw new TeamError(
             'UNKNOWN_MEMBER',
-            `\`--as\` ${this.memberName}: ${me === undefined ? 'no such member' : 'this member is deactivated'} in the team store ${this.label()}. Add it with \`mcp-budget team add ${this.memberName} --role member\`, or pass another name.`,
+            `\`--as\` ${this.memberName}: ${me === undefined ? 'no such member' : 'this member is deactivated'} in the team store ${this.label()}. ` +
+              (me === undefined ? `Add it with \`mcp-budget team add ${this.memberName} --role member\`` : `Reactivate it with \`mcp-budget team reactivate ${this.memberName}\``) +
+              ', or pass another name.',
           );
         }
       }
@@ -147,9 +155,10 @@ export class TeamSession {
     if (me === undefined || !me.active) {
       throw new TeamError(
         'NOT_FOUND',
-        member === undefined
-          ? `The calling member ${name} was removed or deactivated; restart the server with another \`--as\`.`
-          : `The member ${name} named by this request's token is not an active member of the team store; add it with \`mcp-budget team add ${name}\`.`,
+        (member === undefined ? `The calling member ${name} (\`--as\`)` : `The member ${name} named by this request's token`) +
+          (me === undefined
+            ? ` is not a member of the team store; add it with \`mcp-budget team add ${name}\`${member === undefined ? ', or restart the server with another `--as`' : ''}.`
+            : ` is deactivated; reactivate it with \`mcp-budget team reactivate ${name}\`${member === undefined ? ', or restart the server with another `--as`' : ''}.`),
       );
     }
     return { store, me };

@@ -98,6 +98,9 @@ export class SqliteTeamStore implements TeamStore {
   async setRole(name: string, role: Role): Promise<Member> {
     return this.write(() => this.members.setRole(name, role));
   }
+  async reactivate(name: string): Promise<Member> {
+    return this.write(() => this.members.setActive(name, true));
+  }
   async deactivate(name: string): Promise<Member> {
     return this.write(() => this.members.deactivate(name));
   }

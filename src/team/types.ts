@@ -208,6 +208,8 @@ export interface TeamStore {
   getMember(name: string): Promise<Member | undefined>;
   setRole(name: string, role: Role): Promise<Member>;
   deactivate(name: string): Promise<Member>;
+  /** Make a deactivated member active again. */
+  reactivate(name: string): Promise<Member>;
   listMembers(after: string | undefined, limit: number): Promise<Page<Member>>;
   /** Active members `viewer` may see, by name; with `q`, names containing it (case-insensitive). */
   memberOptions(viewer: Member, q: string | undefined, after: string | undefined, limit: number): Promise<Page<Member>>;

@@ -64,6 +64,21 @@ describe('serve --listen --token-file with the team tools', () => {
     }
   });
 
+  it('with a token file and no --as, serve starts on a store that does not list the OS user, and each token calls as its member', async () => {
+    // (it refused to start: the OS user, the default --as, is not a member, although no call would run as it)
+    const s = await startListening(['serve', '--root', join(dir, 'root'), '--team-db', db, '--listen', '127.0.0.1:0', '--token-file', tokenFile]);
+    const alice = await connect(s.url, ALICE);
+    try {
+      const sent = (await alice.callTool({ name: 'message_send', arguments: { channel: 'no-as', body: 'from alice' } })) as Result;
+      expect(sent.isError, JSON.stringify(sent.content)).not.toBe(true);
+      const read = (await alice.callTool({ name: 'message_history_read', arguments: { channel: 'no-as' } })) as Result;
+      expect(JSON.stringify(read.structuredContent)).toContain('"alice"');
+    } finally {
+      await alice.close();
+      await s.stop();
+    }
+  });
+
   it('exec runs as the request\'s member too (the same call pipeline), never as --as', async () => {
     const s = await startListening(['serve', '--root', join(dir, 'root'), '--team-db', db, '--as', 'owner', '--listen', '127.0.0.1:0', '--token-file', tokenFile]);
     const alice = await connect(s.url, ALICE);

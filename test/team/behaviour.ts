@@ -221,6 +221,10 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
       expect(await names('gus')).toEqual(['gus']);
       expect(await names('olga', 'G')).toEqual(['gil', 'gus', 'olga']);
       expect(await names('gus', 'x')).toEqual([]);
+      // a deactivated member comes back whole: listed again, its role kept
+      expect(await store.reactivate('max')).toMatchObject({ name: 'max', role: 'member', active: true });
+      expect(await names('mia')).toContain('max');
+      expect(await codeOf(store.reactivate('nobody'))).toBe('NOT_FOUND');
     });
   });
 
