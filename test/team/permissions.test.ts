@@ -69,7 +69,7 @@ type Inputs = (tool: string, role: Role, route?: 'direct' | 'exec' | 'cli') => P
 function outcome(r: Result): string {
   const text = r.content?.[0]?.text ?? '';
   if (text.startsWith('PERMISSION_DENIED')) return 'denied';
-  if (text.startsWith('NOT_FOUND') && /not an active member/.test(text)) return 'refused caller';
+  if (text.startsWith('NOT_FOUND') && /token is (not a member of the team store|deactivated; reactivate it)/.test(text)) return 'refused caller';
   return 'admitted';
 }
 
