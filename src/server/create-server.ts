@@ -49,8 +49,14 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
   const page = pageBudgetFor(limits); // limits too small for any page: a startup error naming the minimum
   const workspace = await Workspace.open(root);
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: {} } });
-  const session = new TeamSession(workspace.root, team);
-  await session.startup();
+  let session: TeamSession;
+  try {
+    session = new TeamSession(workspace.root, team);
+    await session.startup();
+  } catch (e) {
+    await workspace.close(); // a store that stops the start (unknown --as, corrupt file) leaves nothing open
+    throw e;
+  }
   // Every call's caller is resolved against the team store by the pipeline (runToolCall).
   const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session };
   const cursors = new CursorCodec();

@@ -37,3 +37,21 @@ describe('closing a workspace server', () => {
     expect(descriptors() - before).toBeLessThanOrEqual(1);
   });
 });
+
+describe('a workspace server that cannot start', () => {
+  it.runIf(process.platform === 'linux')('a store that stops the start (an unknown --as) leaves no descriptor open, 20 times over', async () => {
+    const db = `${state.dir}/refusing.db`;
+    const first = await createWorkspaceServer(tree.dir, {}, { dbPath: db, as: 'owner' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'close-test', version: '1.0.0' });
+    await Promise.all([first.connect(b), client.connect(a)]);
+    await client.callTool({ name: 'task_create', arguments: { title: 'makes the store' } });
+    await client.close();
+    await first.close();
+    const before = descriptors();
+    for (let i = 0; i < 20; i++) {
+      await expect(createWorkspaceServer(tree.dir, {}, { dbPath: db, as: 'stranger' })).rejects.toThrow(/UNKNOWN_MEMBER/);
+    }
+    expect(descriptors() - before).toBeLessThanOrEqual(1);
+  });
+});
