@@ -9,6 +9,8 @@ export default defineConfig({
     // Two workers on two cores: most suites wait on child processes, git and sockets, and the default
     // (cores - 1) ran the files one at a time.
     maxWorkers: 2,
+    // A FileHandle left to the garbage collector fails the run, naming the test that opened it.
+    setupFiles: ['test/helpers/leak-guard.ts'],
     reporters: ['default'],
   },
 });
