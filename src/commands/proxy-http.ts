@@ -48,6 +48,12 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
   const warnings = new StderrWarnings(o.stderr, name);
   const warn = (text: string): void => warnings.warn(text);
   const upstream = (): StreamableHTTPClientTransport => new StreamableHTTPClientTransport(o.upstreamUrl!);
+  // An upstream nobody answers is a startup error (exit 1), not a proxy that answers nothing and exits 0.
+  const unreachable = o.upstreamUrl === undefined ? undefined : await probeUpstream(o.upstreamUrl);
+  if (unreachable !== undefined) {
+    o.stderr.write(`${name}: cannot reach the upstream ${o.upstreamUrl!.href} (${unreachable}); start it first, or check --upstream-url.\n`);
+    return 1;
+  }
   if (o.listen === undefined) {
     // stdio client ↔ remote server.
     const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes, name }), withCutLog(o.limits, o.cutLog?.()));
@@ -93,6 +99,25 @@ export const PROXY_TOKENS_NOTE =
   'the token file admits callers, but its member names are not passed upstream: every caller reaches the upstream as one identity ' +
   '(an `mcp-budget serve` behind this proxy runs every call as its own --as member, whatever the token). ' +
   'For roles per member, run `mcp-budget serve --listen --token-file FILE` itself.';
+
+/** How long the startup probe of the upstream waits for an answer, in ms. */
+const UPSTREAM_PROBE_MS = 5000;
+
+/**
+ * Whether anything answers HTTP at `url`: any status will do (an MCP endpoint may answer a bare GET
+ * with 405 or 400); only no answer at all (refused, no route, a timeout) is a reason, returned.
+ */
+async function probeUpstream(url: URL): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, { method: 'GET', headers: { Accept: 'text/event-stream' }, signal: AbortSignal.timeout(UPSTREAM_PROBE_MS) });
+    await res.body?.cancel().catch(() => undefined);
+    return undefined;
+  } catch (e) {
+    if (e instanceof Error && e.name === 'TimeoutError') return `no answer within ${UPSTREAM_PROBE_MS / 1000} s`;
+    const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
+    return typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : 'no answer';
+  }
+}
 
 /** Budget options with a truncation listener when one is given. */
 function withCutLog(limits: BudgetOptions, onTruncated: TruncationListener | undefined): BudgetOptions & { onTruncated?: TruncationListener } {

@@ -4,6 +4,7 @@
  * answers it with a JSON-RPC error and exits 0; `proxy --upstream-url` in front of
  * `serve --listen` bounds results for a stdio client.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,5 +93,26 @@ describe('proxy --upstream-url', () => {
     await client.close();
     expect(await p.stop()).toBe(0);
     expect(await s.stop()).toBe(0);
+  });
+});
+
+describe('proxy --upstream-url nobody answers', () => {
+  it('is a startup error naming the URL and the reason (exit 1), over stdio and with --listen', async () => {
+    // a port nothing listens on: take one from the OS, then close it
+    const { createServer } = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const url = `http://127.0.0.1:${port}/mcp`;
+    for (const extra of [[], ['--listen', '127.0.0.1:0']]) {
+      const t0 = Date.now();
+      const r = spawnSync(process.execPath, [cliPath, 'proxy', '--upstream-url', url, ...extra], { env: cleanEnv(), encoding: 'utf8', timeout: 20_000, input: '' });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toContain(`cannot reach the upstream ${url} (ECONNREFUSED)`);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+    }
   });
 });
