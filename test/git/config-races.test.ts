@@ -1,7 +1,8 @@
 /**
  * git runs no program, whatever is written when (issue: git never runs a program, by
- * construction). Each loop runs for RACE_MS (10 s by default; `bench/git-races.bench.ts` runs them
- * for a minute) while commit, status and log keep going; a marker file is a program run. Controls
+ * construction). Each loop runs for RACE_MS (4 s by default: the previous runner ran a program
+ * about twice a second under them; `bench/git-races.bench.ts` runs them for a minute) while
+ * commit, status and log keep going; a marker file is a program run. Controls
  * first: plain git on the same hostile content does run its programs, so the fixtures are live.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { git } from '../helpers/git-repo.js';
 import { configSwapLoop, filterConfig, hostileConfig, plantHooks, serveFlipLoop } from '../helpers/git-races.js';
 import { cleanup, initRepo, tempDir } from './hostile-fixtures.js';
 
-const RACE_MS = Number(process.env.MCP_BUDGET_RACE_MS ?? 10_000);
+const RACE_MS = Number(process.env.MCP_BUDGET_RACE_MS ?? 4_000);
 const dirs: string[] = [];
 beforeAll(() => ensureBuilt());
 afterAll(() => cleanup(dirs));
