@@ -9,9 +9,14 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-const UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, k: 1024, mib: 1024 ** 2, m: 1024 ** 2, gib: 1024 ** 3, g: 1024 ** 3 };
+/**
+ * Size units, case-insensitive. `KB`, `MB` and `GB` are read as `KiB`, `MiB` and `GiB` (as `K`, `M`
+ * and `G` already were): a budget is a count of bytes a client holds, and 1000-based units here
+ * would give two readings of one flag. The help says so.
+ */
+const UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, kb: 1024, k: 1024, mib: 1024 ** 2, mb: 1024 ** 2, m: 1024 ** 2, gib: 1024 ** 3, gb: 1024 ** 3, g: 1024 ** 3 };
 
-/** Parse `65536`, `64KiB`, `1.5MiB`, `2GiB` into a whole number of bytes. */
+/** Parse `65536`, `64KiB`, `64KB`, `1.5MiB`, `2GiB` into a whole number of bytes (every unit 1024-based). */
 export function parseSize(flag: string, text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
   const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;

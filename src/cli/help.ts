@@ -20,7 +20,7 @@ export function commandHelp(spec: CommandSpec): string {
     '',
     spec.summary,
     '',
-    'Flags (flags win over environment variables; sizes take plain bytes or KiB/MiB/GiB):',
+    'Flags (flags win over environment variables; sizes take plain bytes or KiB/MiB/GiB; KB/MB/GB mean the same):',
     ...spec.flags.map(flagLine),
     ...(spec.notes === undefined ? [] : ['', ...spec.notes]),
     '',
@@ -55,7 +55,7 @@ export function usageText(only?: CommandSpec): string {
   const lines = ['Usage:'];
   for (const c of commands) lines.push(...c.usage.map((u) => `  ${u}`), `      ${c.summary}`);
   if (only === undefined) {
-    lines.push('', 'Budget flags (also read from MCP_BUDGET_* environment variables; flags win; sizes take plain bytes or KiB/MiB/GiB):', ...BUDGET_FLAG_SPECS.map(flagLine));
+    lines.push('', 'Budget flags (also read from MCP_BUDGET_* environment variables; flags win; sizes take plain bytes or KiB/MiB/GiB; KB/MB/GB mean the same):', ...BUDGET_FLAG_SPECS.map(flagLine));
     lines.push('', 'HTTP flags (serve and proxy):', ...LISTEN_FLAG_SPECS.map(flagLine));
   }
   lines.push('', `mcp-budget ${only?.name ?? '<command>'} --help   every flag${only === undefined ? ' of one command' : ''}, with defaults and environment variables`, '');

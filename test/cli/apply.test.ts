@@ -280,15 +280,17 @@ describe('mcp-budget apply: exit 2 on usage errors, naming the flag and the rang
 });
 
 describe('mcp-budget apply: budget flags and environment', { timeout: 120_000 }, () => {
-  it('size suffixes: --max-bytes 8KiB, 0.01MiB, 8192', () => {
+  it('size suffixes: --max-bytes 8KiB, 8KB (the same, 1024-based), 0.01MiB, 8192', () => {
     const f = file('sizes.json', LARGE_JSON);
     const a = runCli(['apply', '--max-bytes', '8KiB', f]);
     const b = runCli(['apply', '--max-bytes', '8192', f]);
     const c = runCli(['apply', '--max-bytes=8kib', f]);
+    const kb = runCli(['apply', '--max-bytes', '8KB', f]);
     expect(a.code).toBe(0);
     expect(Buffer.byteLength(a.stdout) - 1).toBeLessThanOrEqual(8192);
     expect(b.stdout).toBe(a.stdout);
     expect(c.stdout).toBe(a.stdout);
+    expect(kb.stdout).toBe(a.stdout);
     const d = runCli(['apply', '--max-bytes', '0.01MiB', f]);
     expect(Buffer.byteLength(d.stdout) - 1).toBeLessThanOrEqual(Math.floor(0.01 * 1024 * 1024));
     expect(d.stdout).toBe(boundJson(LARGE, { maxResultBytes: Math.floor(0.01 * 1024 * 1024) }, 'auto').json + '\n');
