@@ -1,7 +1,8 @@
 /**
  * One command line through `node:util` `parseArgs` (strict), configured from the command's table
  * in src/cli/spec.ts. The proxy's `-- COMMAND ARGS` is split off first, so nothing after the first
- * `--` is ever read as our flag. `parseArgs`' own errors become usage errors that name the flag.
+ * `--` is ever read as our flag; without `--`, the command starts at the first word that is not one
+ * of our flags or a flag's value (some launchers consume `--`). `parseArgs`' own errors become usage errors that name the flag.
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from './args.js';
@@ -25,7 +26,14 @@ export interface ParsedCommandLine {
  * words after the first `--` are returned untouched in `passthrough`.
  */
 export function parseCommandLine(spec: CommandSpec, argv: readonly string[], splitAtSeparator = false): ParsedCommandLine {
-  const sep = splitAtSeparator ? argv.indexOf('--') : -1;
+  let sep = splitAtSeparator ? argv.indexOf('--') : -1;
+  let skip = 1; // the words of the separator itself
+  if (splitAtSeparator && sep === -1) {
+    // No `--` (some launchers consume it): the command starts at the first word that is neither
+    // one of our flags nor a flag's value.
+    sep = commandStart(spec, argv);
+    skip = 0;
+  }
   const own = sep === -1 ? [...argv] : argv.slice(0, sep);
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
   for (const f of spec.flags) {
@@ -33,10 +41,23 @@ export function parseCommandLine(spec: CommandSpec, argv: readonly string[], spl
   }
   try {
     const { values, positionals } = parseArgs({ args: own, options, strict: true, allowPositionals: spec.positionals });
-    return { values: values as FlagValues, positionals, passthrough: sep === -1 ? [] : argv.slice(sep + 1), separated: sep !== -1 };
+    return { values: values as FlagValues, positionals, passthrough: sep === -1 ? [] : argv.slice(sep + skip), separated: sep !== -1 };
   } catch (e) {
     throw usageErrorOf(e, spec.name);
   }
+}
+
+/** Index of the first word that is not a flag of `spec` or a flag's value; -1 when every word is. */
+function commandStart(spec: CommandSpec, argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (!w.startsWith('-') || w === '-') return i;
+    const name = w.startsWith('--') ? w.slice(2).split('=')[0]! : w.slice(1);
+    const flag = spec.flags.find((f) => (w.startsWith('--') ? f.name === name : f.short === name));
+    if (flag === undefined) return -1; // an unknown flag: parseArgs says so
+    if (flag.type === 'string' && !w.includes('=')) i++; // its value
+  }
+  return -1;
 }
 
 /** `parseArgs`' error as a usage error in the house wording (flag in backticks). */

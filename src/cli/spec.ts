@@ -125,6 +125,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [UPSTREAM_URL, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
     positionals: false,
     example: 'mcp-budget proxy --max-bytes 32KiB -- npx -y @modelcontextprotocol/server-filesystem .',
+    notes: ['The `--` may be left out (some launchers consume it): the command then starts at the first word that is not a flag of proxy or a flag\'s value.'],
   },
   {
     name: 'serve',

@@ -116,3 +116,26 @@ describe('proxy --upstream-url nobody answers', () => {
     }
   });
 });
+
+describe('proxy COMMAND without --', () => {
+  it('the command starts at the first word that is not our flag or its value (a launcher may consume --), and flags after it are the command\'s', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'proxy', '--max-bytes', '8KiB', '--log-cuts', process.execPath, UPSTREAM, '--not-ours'],
+      env: cleanEnv({ XDG_STATE_HOME: stateDir() }) as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'no-separator', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+    // an unknown flag before any command is still a usage error
+    const r = spawnSync(process.execPath, [cliPath, 'proxy', '--nope', 'node', 'x.js'], { env: cleanEnv(), encoding: 'utf8', input: '' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/Unknown argument `--nope` for proxy/);
+  });
+});
