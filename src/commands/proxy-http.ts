@@ -12,6 +12,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { BudgetOptions } from '../engine/index.js';
+import { UPSTREAM_PROBE_MS } from '../transport/http/defaults.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
 import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
 import type { TruncationListener } from '../transport/response-budget.js';
@@ -99,9 +100,6 @@ export const PROXY_TOKENS_NOTE =
   'the token file admits callers, but its member names are not passed upstream: every caller reaches the upstream as one identity ' +
   '(an `mcp-budget serve` behind this proxy runs every call as its own --as member, whatever the token). ' +
   'For roles per member, run `mcp-budget serve --listen --token-file FILE` itself.';
-
-/** How long the startup probe of the upstream waits for an answer, in ms. */
-const UPSTREAM_PROBE_MS = 5000;
 
 /**
  * Whether anything answers HTTP at `url`: any status will do (an MCP endpoint may answer a bare GET

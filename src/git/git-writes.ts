@@ -19,6 +19,12 @@ export const GIT_WRITE_LIMITS = Object.freeze({
   maxRefNameBytes: 255,
 });
 
+/** Bounds of what a mutation reads back after its write (never caps on its input). */
+export const GIT_SUMMARY_LIMITS = Object.freeze({
+  /** Files a commit's summary counts at most (the count stops there, marked so). */
+  maxCountedFiles: 100_000,
+});
+
 /** `.git` in any case, and the spellings other file systems fold to it (`.git.`, `.git `, `git~1`). */
 const GIT_COMPONENT = /^(\.git[. ]*|git~\d+)$/i;
 
@@ -84,9 +90,6 @@ export interface CommitReceipt {
   summary_omitted?: string;
 }
 
-/** Files a commit summary counts at most (the count stops there, marked so). */
-export const MAX_COUNTED_FILES = 100_000;
-
 /** The commit `rev` names, or null (an unborn branch, a missing ref). Never throws for a missing one. */
 async function commitOf(git: GitRunner, rev: string): Promise<string | null> {
   const r = await git.tryRun(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]);
@@ -145,10 +148,10 @@ async function describeCommit(git: GitRunner, hash: string | null): Promise<Comm
       // Counted as git streams the names, never held: a commit of any size has a count.
       let n = 0;
       for await (const name of git.rawRecords(['diff-tree', '--no-commit-id', '--name-only', '-r', '-z', '--root', commit])) {
-        if (name.length > 0 && ++n >= MAX_COUNTED_FILES) break;
+        if (name.length > 0 && ++n >= GIT_SUMMARY_LIMITS.maxCountedFiles) break;
       }
       files = n;
-      if (n >= MAX_COUNTED_FILES) omitted.push(`files_changed counted up to ${MAX_COUNTED_FILES} (at least that many)`);
+      if (n >= GIT_SUMMARY_LIMITS.maxCountedFiles) omitted.push(`files_changed counted up to ${GIT_SUMMARY_LIMITS.maxCountedFiles} (at least that many)`);
     } catch (e) {
       omitted.push(`files_changed (${reason(e)})`);
     }

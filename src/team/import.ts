@@ -173,8 +173,24 @@ export async function importJsonLines(store: ImportTarget, file: string, options
     progress.write(`team import: skipped ${e.code}: ${e.message.slice(0, 500)}\n`);
     return true;
   };
+  /**
+   * Write `part` in one transaction; with skipping, a line the engine refuses rolls it back and
+   * the lines before it and after it are written on their own (each line is written about twice at
+   * most, however many are bad). Returns the lines written.
+   */
+  const write = async (part: ImportOp[]): Promise<ImportOp[]> => {
+    if (part.length === 0) return part;
+    try {
+      await store.importBatch(part);
+      return part;
+    } catch (e) {
+      const at = part.findIndex((op) => op.no === (e as TeamError).data?.line);
+      if (at === -1 || !skip(e)) throw e;
+      return [...(await write(part.slice(0, at))), ...(await write(part.slice(at + 1)))];
+    }
+  };
   const flush = async (): Promise<void> => {
-    let ops: ImportOp[] = [];
+    const ops: ImportOp[] = [];
     for (const { no, text } of batch) {
       try {
         ops.push(parseImportLine(no, text));
@@ -182,18 +198,7 @@ export async function importJsonLines(store: ImportTarget, file: string, options
         if (!skip(atLine(no, e))) throw e;
       }
     }
-    // A line the engine refuses rolls the batch back: written again without it (each retry drops one line).
-    for (;;) {
-      try {
-        await store.importBatch(ops);
-        break;
-      } catch (e) {
-        const bad = (e as TeamError).data?.line;
-        if (!ops.some((op) => op.no === bad) || !skip(e)) throw e;
-        ops = ops.filter((op) => op.no !== bad);
-      }
-    }
-    for (const op of ops) counts[op.kind] = (counts[op.kind] ?? 0) + 1;
+    for (const op of await write(ops)) counts[op.kind] = (counts[op.kind] ?? 0) + 1;
     committed = batch.length === 0 ? committed : batch[batch.length - 1]!.no;
     batch = [];
     const now = Date.now();

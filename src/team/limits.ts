@@ -93,3 +93,10 @@ export const TEAM_IMPORT_LIMITS = Object.freeze({
   /** Progress on stderr at most this often (ms). */
   progressEveryMs: 1000,
 });
+
+/**
+ * Times every reader renders: ISO 8601 with a four-digit year (0001-01-01 to 9999-12-31), in whole
+ * milliseconds. The store accepts no other (a time past `Date`'s range once made every page that
+ * held it fail, and an inbox holding it could never be acknowledged).
+ */
+export const TIME_RANGE_MS = Object.freeze({ min: Date.parse('0001-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') });

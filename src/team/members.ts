@@ -17,6 +17,11 @@ interface Row {
 
 const toMember = (r: Row): Member => ({ id: r.id, name: r.name, role: r.role, active: r.active === 1 });
 
+/** A name that is not an active member, as every engine (and the import) refuses it. */
+export function noActiveMember(arg: string, name: string): TeamError {
+  return new TeamError('NOT_FOUND', `\`${arg}\`: no active member named ${JSON.stringify(name)}. Use task_options with field "assignee" to find members.`);
+}
+
 /** Roles `viewer` may see (a guest sees only itself, handled separately). */
 export function visibleRoles(viewer: Role): Role[] {
   switch (viewer) {
@@ -63,7 +68,7 @@ export class MemberTable {
   /** An active member by name, or NOT_FOUND naming the argument. */
   requireActive(name: string, arg: string): Member {
     const m = this.get(name);
-    if (m === undefined || !m.active) throw new TeamError('NOT_FOUND', `\`${arg}\`: no active member named ${JSON.stringify(name)}. Use task_options with field "assignee" to find members.`);
+    if (m === undefined || !m.active) throw noActiveMember(arg, name);
     return m;
   }
 

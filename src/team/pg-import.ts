@@ -7,6 +7,7 @@
  */
 import { atLine, unknownAuthor, type ImportOp } from './import.js';
 import type { Queryable } from './pg-db.js';
+import { noActiveMember } from './members.js';
 import { pgMembers } from './pg-members.js';
 import { pgMessages } from './pg-messages.js';
 import { pgTasks } from './pg-tasks.js';
@@ -85,7 +86,7 @@ export async function pgImportBatch(db: Queryable, ops: readonly ImportOp[]): Pr
         const to: number[] = [];
         for (const name of new Set(recipients)) {
           const m = await memberNamed(name);
-          if (m === undefined || !m.active) throw new TeamError('NOT_FOUND', `\`to\`: no active member named ${JSON.stringify(name)}. Use task_options with field "assignee" to find members.`);
+          if (m === undefined || !m.active) throw noActiveMember('to', name);
           to.push(m.id);
         }
         const at = op.send.at ?? Date.now();

@@ -3,7 +3,7 @@
  * deactivation, the admin listing by name, and role-scoped member options. Names sort bytewise
  * (`COLLATE "C"`), as SQLite's BINARY collation does, so keyset positions mean the same thing.
  */
-import { visibleRoles } from './members.js';
+import { noActiveMember, visibleRoles } from './members.js';
 import type { Queryable } from './pg-db.js';
 import { pageOf } from './pg-db.js';
 import { checkMemberName, checkRole } from './validate.js';
@@ -33,7 +33,7 @@ export const pgMembers = {
   /** An active member by name, or NOT_FOUND naming the argument. */
   async requireActive(db: Queryable, name: string, arg: string): Promise<Member> {
     const m = await pgMembers.get(db, name);
-    if (m === undefined || !m.active) throw new TeamError('NOT_FOUND', `\`${arg}\`: no active member named ${JSON.stringify(name)}. Use task_options with field "assignee" to find members.`);
+    if (m === undefined || !m.active) throw noActiveMember(arg, name);
     return m;
   },
 

@@ -2,19 +2,13 @@
  * Input checks of the team store, made before anything is written: names by pattern and byte cap,
  * texts by byte cap, and the total of one mutation. Errors name the cap and the value seen.
  */
-import { TEAM_INPUT_CAPS } from './limits.js';
+import { TEAM_INPUT_CAPS, TIME_RANGE_MS } from './limits.js';
 import { ROLES, TASK_PRIORITIES, TASK_STATUSES, TeamError, type Role, type SendOptions, type TaskPriority, type TaskStatus } from './types.js';
 
 const MEMBER_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._@-]*$/u;
 const CHANNEL_NAME = /^[\p{L}\p{N}][\p{L}\p{N}._-]*$/u;
 const LABEL = /^[\p{L}\p{N}][\p{L}\p{N}._:/-]*$/u;
 
-/**
- * Times every reader renders: ISO 8601 with a four-digit year (0001-01-01 to 9999-12-31), in whole
- * milliseconds. The store accepts no other (a time past `Date`'s range once made every page that
- * held it fail, and an inbox holding it could never be acknowledged).
- */
-export const TIME_RANGE_MS = Object.freeze({ min: Date.parse('0001-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') });
 
 /** A stored time: whole milliseconds within {@link TIME_RANGE_MS}. */
 export function checkTime(field: string, t: number): number {

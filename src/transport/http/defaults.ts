@@ -42,6 +42,8 @@ export const MIN_TOKEN_CHARS = 16;
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** A whole request (headers and body) must arrive within this long. @default 60000 */
 export const REQUEST_TIMEOUT_MS = 60_000;
+/** How long `proxy --upstream-url` waits at startup for any answer from the upstream, in ms. @default 5000 */
+export const UPSTREAM_PROBE_MS = 5000;
 /** JSON-RPC code of the answer given to a request the server could not finish because it is shutting down. */
 export const SHUTTING_DOWN = -32000;
 
