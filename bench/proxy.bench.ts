@@ -30,7 +30,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
 import { fitsWithinBudget, resolveLimits } from '../dist/engine/index.js';
-import { withResultBudget } from '../dist/transport/with-result-budget.js';
+import { withResultBudget } from '../dist/transport/index.js';
 import { assert, fmt, machineLine, rows, table } from './util.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -74,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
         });
       }
       if (passthrough.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
-      const { runProxy } = await import('./transport/proxy.js');
+      const { runProxy } = await import('./transport/proxy/proxy.js');
       return runProxy({
         command: passthrough[0]!,
         args: passthrough.slice(1),

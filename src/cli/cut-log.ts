@@ -10,8 +10,8 @@
  * through the warnings' bound (`BoundedLines`), so while stderr does not drain cuts are counted,
  * and one `{"event":"cuts_not_logged","count":N}` line says how many as soon as it drains.
  */
-import type { TruncationListener } from '../transport/response-budget.js';
-import { BoundedLines, warningText, type LineSink } from '../transport/warnings.js';
+import type { TruncationListener } from '../transport/core/response-budget.js';
+import { BoundedLines, warningText, type LineSink } from '../transport/core/warnings.js';
 
 /** Whether cut logging is on: the flag, or `MCP_BUDGET_LOG_CUTS` set to `1` or `true`. */
 export function logCutsEnabled(flag: unknown, env: NodeJS.ProcessEnv): boolean {

@@ -15,10 +15,10 @@ import type { BudgetOptions } from '../engine/index.js';
 import { UPSTREAM_PROBE_MS } from '../transport/http/defaults.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
 import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
-import type { TruncationListener } from '../transport/response-budget.js';
-import { BoundedStdioServerTransport } from '../transport/stdio-server.js';
-import { StderrWarnings, warningText } from '../transport/warnings.js';
-import { withResultBudget } from '../transport/with-result-budget.js';
+import type { TruncationListener } from '../transport/core/response-budget.js';
+import { BoundedStdioServerTransport } from '../transport/stdio/stdio-server.js';
+import { StderrWarnings, warningText } from '../transport/core/warnings.js';
+import { withResultBudget } from '../transport/decorator/with-result-budget.js';
 import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
 
 /** What {@link runProxyHttp} runs: an upstream command or URL, and where it listens (none: stdio). */

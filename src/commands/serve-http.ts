@@ -18,8 +18,8 @@ import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer, type WorkspaceServer } from '../server/create-server.js';
 import type { TeamSessionOptions } from '../team/index.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
-import type { TruncationListener } from '../transport/response-budget.js';
-import { toolCatalogOf, withResultBudget, type ResultBudgetOptions } from '../transport/with-result-budget.js';
+import type { TruncationListener } from '../transport/core/response-budget.js';
+import { toolCatalogOf, withResultBudget, type ResultBudgetOptions } from '../transport/decorator/with-result-budget.js';
 import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
 
 /** Idle workspace servers kept for reuse in stateless mode. @default 8 */

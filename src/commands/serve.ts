@@ -7,8 +7,8 @@
 import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer } from '../server/create-server.js';
 import type { TeamSessionOptions } from '../team/index.js';
-import type { TruncationListener } from '../transport/response-budget.js';
-import { BoundedStdioServerTransport, type BoundedStdioOptions } from '../transport/stdio-server.js';
+import type { TruncationListener } from '../transport/core/response-budget.js';
+import { BoundedStdioServerTransport, type BoundedStdioOptions } from '../transport/stdio/stdio-server.js';
 
 /** Quote for a POSIX shell: single quotes, with any single quote closed, escaped and reopened. */
 export function shellQuote(s: string): string {

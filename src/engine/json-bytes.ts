@@ -1,15 +1,62 @@
 /**
- * Byte-level JSON rules the tokenizer (tokenizer.ts) applies, as pure functions: whitespace, hex
- * digits of `\u` escapes, UTF-8 sequences (lengths, the first invalid byte), the number grammar
- * and its length cap, and how a byte is named in an error.
+ * The byte table of every JSON reader of the engine (the tokenizer, the skip scanner, the member
+ * scanner and its scalar automaton, and the JSON-RPC policies built on them): the structural bytes
+ * by name, whitespace, digits, hex digits of `\u` escapes, UTF-8 sequences (lengths, the first
+ * invalid byte), the number grammar and its length cap, and how a byte is named in an error.
  */
+
+/**
+ * Structural and scalar bytes by name, one table for every reader (like the tokenizer's states,
+ * an object under isolated modules whose fields never change: the optimizing compiler folds them).
+ */
+export const enum Byte {
+  Tab = 0x09,
+  Lf = 0x0a,
+  Cr = 0x0d,
+  Space = 0x20,
+  Quote = 0x22,
+  Plus = 0x2b,
+  Comma = 0x2c,
+  Minus = 0x2d,
+  Dot = 0x2e,
+  Slash = 0x2f,
+  Zero = 0x30,
+  Nine = 0x39,
+  Colon = 0x3a,
+  UpperE = 0x45,
+  OpenBracket = 0x5b,
+  Backslash = 0x5c,
+  CloseBracket = 0x5d,
+  LowerE = 0x65,
+  LowerF = 0x66,
+  LowerN = 0x6e,
+  LowerT = 0x74,
+  OpenBrace = 0x7b,
+  CloseBrace = 0x7d,
+}
 
 /** A number token longer than this is rejected. */
 export const MAX_NUMBER_BYTES = 4096;
 
 /** JSON whitespace: space, line feed, carriage return, tab. */
 export function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+  return c === Byte.Space || c === Byte.Lf || c === Byte.Cr || c === Byte.Tab;
+}
+
+/** An ASCII digit. */
+export function isDigit(c: number): boolean {
+  return c >= Byte.Zero && c <= Byte.Nine;
+}
+
+/** The index of the first byte at or after `i` that is not JSON whitespace (`buf.length` if none). */
+export function skipWs(buf: Uint8Array, i: number): number {
+  while (i < buf.length && isWs(buf[i]!)) i++;
+  return i;
+}
+
+/** A byte that ends a number or literal: a separator, a closing bracket or whitespace. */
+export function endsScalar(c: number): boolean {
+  return c === Byte.Comma || c === Byte.CloseBrace || c === Byte.CloseBracket || isWs(c);
 }
 
 const NUMBER_RE = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
 import type { WorkspaceErrorCode } from '../fs/errors.js';
 import { TeamError, accessOf, isTeamAction, permissionDenied, type Access, type Action, type Caller, type Member, type TeamStore } from '../team/index.js';
-import { StderrWarnings } from '../transport/warnings.js';
+import { StderrWarnings } from '../transport/core/warnings.js';
 import { WorkLimiter } from './work-limiter.js';
 
 /** Unexpected tool errors for the operator: a client can cause many, so they share stderr's bound. */

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EnvelopeScanner, type EnvelopeFacts } from '../../src/transport/envelope-scan.js';
-import { repeatedMembers, type RepeatedMember } from '../../src/transport/repeated-members.js';
-import { refusalTarget } from '../../src/transport/jsonrpc-errors.js';
-import { isRequestId } from '../../src/transport/request-ids.js';
+import { EnvelopeScanner, type EnvelopeFacts } from '../../src/transport/core/envelope-scan.js';
+import { repeatedMembers, type RepeatedMember } from '../../src/transport/core/repeated-members.js';
+import { refusalTarget } from '../../src/transport/core/jsonrpc-errors.js';
+import { isRequestId } from '../../src/transport/core/request-ids.js';
 
 /** Scan `line` cut into pieces of `size` bytes; returns the facts and the substituted bytes. */
 function scan(line: string | Buffer, size: number, maxIdBytes = 1 << 20): { facts: EnvelopeFacts; out: string } {

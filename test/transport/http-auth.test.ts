@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
 import { McpHttpServer, type McpHttpApp } from '../../src/transport/http/http-server.js';
 import { BearerTokens } from '../../src/transport/http/tokens.js';
-import { withResultBudget } from '../../src/transport/with-result-budget.js';
+import { withResultBudget } from '../../src/transport/decorator/with-result-budget.js';
 import { ensureBuilt, runCli } from '../helpers/cli.js';
 import { connect, INITIALIZE, killAll, POST_HEADERS, removeStateDir, startListening, stateDir } from './http-harness.js';
 

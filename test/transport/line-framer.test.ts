@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineFramer } from '../../src/transport/line-framer.js';
+import { LineFramer } from '../../src/transport/core/line-framer.js';
 
 /** A framer that records what it hands over. */
 function recorder(maxLineBytes: number, mode: 'overflow' | 'long' | 'neither' = 'overflow') {

@@ -9,8 +9,8 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_KEY } from '../../src/engine/index.js';
-import { MAX_MEMBERS, ReceiptCapture } from '../../src/transport/receipt-capture.js';
-import { MAX_RECEIPT_KEY, MAX_RECEIPT_STRING, receiptOf } from '../../src/transport/typed-results.js';
+import { MAX_MEMBERS, ReceiptCapture } from '../../src/transport/core/receipt-capture.js';
+import { MAX_RECEIPT_KEY, MAX_RECEIPT_STRING, receiptOf } from '../../src/transport/core/typed-results.js';
 import { StdioPeer } from '../helpers/stdio-peer.js';
 import { prng } from '../helpers/prng.js';
 

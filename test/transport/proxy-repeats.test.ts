@@ -7,7 +7,7 @@
  * refuse: the line passes.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTERNAL_ERROR } from '../../src/transport/jsonrpc-errors.js';
+import { INTERNAL_ERROR } from '../../src/transport/core/jsonrpc-errors.js';
 import { killAllPeers, StdioPeer, type JsonRpcMessage } from '../helpers/stdio-peer.js';
 
 afterEach(() => killAllPeers());

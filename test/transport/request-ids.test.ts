@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RequestTable } from '../../src/transport/request-ids.js';
+import { RequestTable } from '../../src/transport/core/request-ids.js';
 
 /** How the SDK client finds the request a response answers: `Number(response.id)` in a Map of numbers. */
 function sdkAccepts(responseId: string | number, requestId: number): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResponseBudget } from '../../src/transport/response-budget.js';
+import { ResponseBudget } from '../../src/transport/core/response-budget.js';
 
 const small = { content: [{ type: 'text', text: 'hello' }] };
 const big = { content: [{ type: 'text', text: 'y'.repeat(50_000) }] };

@@ -18,7 +18,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runProxy } from '../../src/transport/proxy.js';
+import { runProxy } from '../../src/transport/proxy/proxy.js';
 import {
   CMD_LINE_LIMIT,
   planSpawn,
@@ -27,7 +27,7 @@ import {
   SpawnCommandError,
   type SpawnCommandOptions,
   type SpawnPlan,
-} from '../../src/transport/spawn-command.js';
+} from '../../src/transport/proxy/spawn-command.js';
 
 const RUN = { numRuns: Number(process.env.FC_RUNS ?? 500), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) };
 

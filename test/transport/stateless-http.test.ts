@@ -15,7 +15,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DEFAULT_LIMITS, REPORT_KEY } from '../../src/engine/limits.js';
-import { toolCatalogOf, withResultBudget } from '../../src/transport/with-result-budget.js';
+import { toolCatalogOf, withResultBudget } from '../../src/transport/decorator/with-result-budget.js';
 
 const MAX = DEFAULT_LIMITS.maxResultBytes;
 

@@ -17,7 +17,7 @@ import { trickyLimits, typedStructure } from '../helpers/arbitraries.js';
 import { boundJson } from '../../src/engine/bound.js';
 import { REPORT_KEY, type BudgetOptions } from '../../src/engine/limits.js';
 import { resolveLimits } from '../../src/engine/options.js';
-import { enforceOutputSchema, shrinkToSchema, ToolCatalog } from '../../src/transport/typed-results.js';
+import { enforceOutputSchema, shrinkToSchema, ToolCatalog } from '../../src/transport/core/typed-results.js';
 import { CLI, REPO_ROOT } from '../helpers/stdio-peer.js';
 
 type Json = Record<string, unknown>;

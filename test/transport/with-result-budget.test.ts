@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { REPORT_KEY } from '../../src/engine/limits.js';
-import { withResultBudget, type ResultBudgetOptions } from '../../src/transport/with-result-budget.js';
+import { withResultBudget, type ResultBudgetOptions } from '../../src/transport/decorator/with-result-budget.js';
 
 const bigText = 'line of a listing that forgot to page\n'.repeat(10_000); // ~380 KB
 

@@ -6,7 +6,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isRequestId, type RequestId } from '../request-ids.js';
+import { isRequestId, type RequestId } from '../core/request-ids.js';
 
 /** Unanswered request ids of one transport (one session, or one stateless request). */
 export class AnswerTracker {

@@ -12,10 +12,10 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { UPSTREAM_GONE } from '../jsonrpc-errors.js';
-import { runProxy, type ProxyOptions } from '../proxy.js';
-import { isRequestId } from '../request-ids.js';
-import { warningText } from '../warnings.js';
+import { UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
+import { runProxy, type ProxyOptions } from '../proxy/proxy.js';
+import { isRequestId } from '../core/request-ids.js';
+import { warningText } from '../core/warnings.js';
 
 /**
  * Connect `local` (client-facing) and `upstream`; resolves once both are started, with a function

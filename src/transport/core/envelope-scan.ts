@@ -20,7 +20,7 @@
  * {@link repeatedMembers}, a scan of the top level alone (values are passed over by the skip
  * scanner), run on every line that `JSON.parse` accepted.
  */
-import { MemberScanner, type MemberPolicy, type TopShape, type ValueTake } from './member-scan.js';
+import { MemberScanner, type MemberPolicy, type TopShape, type ValueTake } from '../../engine/index.js';
 import { isRequestId, type RequestId } from './request-ids.js';
 import { CLASSIFYING } from './repeated-members.js';
 

@@ -4,7 +4,7 @@
  * client cancels it, since the SDK sends nothing then). Bounded in count and in request bytes;
  * ids are keyed by type as the SDK answers them (`1` ≠ `"1"`), and a reused id holds two slots.
  */
-import type { RequestId } from './request-ids.js';
+import type { RequestId } from '../core/request-ids.js';
 
 function keyOf(id: RequestId): string {
   return (typeof id === 'number' ? 'n:' : 's:') + String(id);

@@ -7,7 +7,7 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../engine/index.js';
+import { boundJson, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../../engine/index.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
@@ -33,6 +33,9 @@ export type Routing =
   | { action: 'drop'; reason: 'unmatched' | 'invalid'; id: unknown; why?: string }
   /** An invalid answer to pending request `id`: send `message`, an error, in its place. */
   | { action: 'refuse'; id: RequestId; message: Json; why: string };
+
+/** Whom a valid response answers (see {@link ResponseBudget.claim}). */
+export type Claim = { kind: 'request'; key: RequestId; request: PendingRequest } | { kind: 'orphan-error' } | { kind: 'unmatched' };
 
 /** The members a response may carry; any other top-level key is dropped like a non-standard field. */
 const RESPONSE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'result', 'error']);
@@ -173,26 +176,38 @@ export class ResponseBudget {
     if (kind === 'request' || kind === 'notification') return { action: 'send', message };
     const m = message as Json;
     if (kind === 'invalid') return this.refuse(isObject(m) ? m.id : undefined, invalidWhy(m));
+    const to = this.claim(m.id, !('result' in m));
+    if (to.kind === 'unmatched') return { action: 'drop', reason: 'unmatched', id: m.id };
+    if (to.kind === 'orphan-error') {
+      try {
+        return { action: 'send', message: this.boundError(responseOnly(m)) };
+      } catch (e) {
+        return { action: 'drop', reason: 'invalid', id: m.id, why: (e as Error).message };
+      }
+    }
+    try {
+      return { action: 'send', message: this.rewrite(responseOnly(m), to.request) };
+    } catch (e) {
+      return refusal(to.key, (e as Error).message);
+    }
+  }
+
+  /**
+   * Whom a valid response answers: the one rule of routing, called by the parsed path
+   * ({@link route}) and by the streamed one (a line too long to hold, read by its envelope facts).
+   * `id` is the response's id (`undefined` when it has none); `errorOnly`: it carries no `result`.
+   * A response naming a pending request takes it (it is answered now, once); an error naming no
+   * request (`id` null or absent) is an orphan error, sent bounded; anything else is unmatched
+   * (a duplicate, a late answer to a cancelled request, or unsolicited) and is dropped.
+   */
+  claim(id: unknown, errorOnly: boolean): Claim {
     // Perf: an answer under the very id it was asked with (the common case) costs one lookup;
     // `match` would return that id first too.
-    let request = isRequestId(m.id) ? this.pending.take(m.id) : undefined;
-    const key = request === undefined ? this.answers(m.id) : (m.id as RequestId);
-    if (key === undefined) {
-      if ((m.id === null || m.id === undefined) && !('result' in m)) {
-        try {
-          return { action: 'send', message: this.boundError(responseOnly(m)) };
-        } catch (e) {
-          return { action: 'drop', reason: 'invalid', id: m.id, why: (e as Error).message };
-        }
-      }
-      return { action: 'drop', reason: 'unmatched', id: m.id };
-    }
-    request ??= this.pending.take(key)!;
-    try {
-      return { action: 'send', message: this.rewrite(responseOnly(m), request) };
-    } catch (e) {
-      return refusal(key, (e as Error).message);
-    }
+    const exact = isRequestId(id) ? this.pending.take(id) : undefined;
+    if (exact !== undefined) return { kind: 'request', key: id as RequestId, request: exact };
+    const key = this.answers(id);
+    if (key !== undefined) return { kind: 'request', key, request: this.pending.take(key)! };
+    return (id === null || id === undefined) && errorOnly ? { kind: 'orphan-error' } : { kind: 'unmatched' };
   }
 
   /**

@@ -9,7 +9,7 @@
  * and any other tool with a compact receipt of what was done (never advice to call again).
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { boundJson, boundResult, KIND_LIMIT, LIMIT_RANGES, LIMITS, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BudgetOptions, type BudgetReport, type NumericLimit } from '../engine/index.js';
+import { boundJson, boundResult, KIND_LIMIT, LIMIT_RANGES, LIMITS, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BudgetOptions, type BudgetReport, type NumericLimit } from '../../engine/index.js';
 
 /** What is learned about one tool from a `tools/list` response. */
 export interface ToolInfo {

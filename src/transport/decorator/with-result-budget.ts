@@ -12,8 +12,8 @@
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { BudgetOptions } from '../engine/index.js';
-import { ResponseBudget, type ToolCatalogInput, type TruncationListener } from './response-budget.js';
+import type { BudgetOptions } from '../../engine/index.js';
+import { ResponseBudget, type ToolCatalogInput, type TruncationListener } from '../core/response-budget.js';
 
 /** Options of {@link withResultBudget}: budget limits, an observer, and the tool catalog. */
 export interface ResultBudgetOptions extends BudgetOptions {

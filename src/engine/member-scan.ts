@@ -22,7 +22,9 @@
  * Offsets count bytes from the start of the input. Buffers handed to the policy are views of the
  * chunk being read: valid during the call only.
  */
-import { newSkipState, scanSkipBest, SKIP_MORE, type SkipState } from '../engine/index.js';
+import { newSkipState, SKIP_MORE, type SkipState } from './skip-scan.js';
+import { scanSkipBest } from './skip-scan-wasm.js';
+import { Byte, endsScalar, isWs } from './json-bytes.js';
 import { SCALAR_START, scalarComplete, stepScalar } from './json-scalar.js';
 
 /** What the first non-space byte of the input opened (`empty`: none seen yet). */
@@ -71,15 +73,6 @@ export interface ScanError {
   reason: string;
 }
 
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
 const enum At {
   Start,
   /** After `{`: a key or `}`. */
@@ -97,15 +90,6 @@ const enum At {
   /** The top object closed: only white space may follow. */
   Trailing,
   Done,
-}
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-/** Bytes that end a scalar (read again after it). */
-function endsScalar(c: number): boolean {
-  return c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c);
 }
 
 /** Feed the input with {@link push} in any chunking, then call {@link end}. */
@@ -172,22 +156,22 @@ export class MemberScanner {
       const c = chunk[i]!;
       switch (this.at) {
         case At.Start:
-          if (isSpace(c)) break;
-          this.top = c === OPEN_BRACE ? 'object' : c === OPEN_BRACKET ? 'array' : 'other';
-          this.at = c === OPEN_BRACE ? At.FirstKey : At.Done;
+          if (isWs(c)) break;
+          this.top = c === Byte.OpenBrace ? 'object' : c === Byte.OpenBracket ? 'array' : 'other';
+          this.at = c === Byte.OpenBrace ? At.FirstKey : At.Done;
           p.begin?.(this.top, chunk.subarray(i));
           break;
         case At.FirstKey:
         case At.NextKey:
-          if (c === QUOTE) {
+          if (c === Byte.Quote) {
             this.at = At.InKey;
             this.spans.keyStart = this.base + i;
             this.keyLength = 0;
             this.keyTooLong = false;
-          } else if (c === CLOSE_BRACE) {
+          } else if (c === Byte.CloseBrace) {
             if (this.at === At.NextKey) this.note(i, 'a comma before `}`');
             this.closeObject(chunk, i);
-          } else if (!isSpace(c)) {
+          } else if (!isWs(c)) {
             this.note(i, 'expected a key');
           }
           break;
@@ -198,8 +182,8 @@ export class MemberScanner {
           for (; j < n; j++) {
             const b = chunk[j]!;
             if (escaped) escaped = false;
-            else if (b === BACKSLASH) escaped = true;
-            else if (b === QUOTE) break;
+            else if (b === Byte.Backslash) escaped = true;
+            else if (b === Byte.Quote) break;
           }
           this.escaped = escaped;
           this.holdKey(chunk, i, j);
@@ -213,19 +197,19 @@ export class MemberScanner {
           continue;
         }
         case At.Colon:
-          if (c === COLON) {
+          if (c === Byte.Colon) {
             this.at = At.Value;
             p.key(this.keyName(), this.keyTooLong, this.lvl);
-          } else if (!isSpace(c)) {
+          } else if (!isWs(c)) {
             this.note(i, 'expected `:` after a key');
           }
           break;
         case At.Value: {
-          if (isSpace(c)) break;
+          if (isWs(c)) break;
           this.spans.valueStart = this.base + i;
           let take = p.value(c, this.lvl);
           if (take === 'enter') {
-            if (c === OPEN_BRACE) {
+            if (c === Byte.OpenBrace) {
               this.lvl++;
               this.at = At.FirstKey;
               break;
@@ -238,7 +222,7 @@ export class MemberScanner {
             this.heldBytes = 0;
           }
           // A string or container is skipped from its first byte; a scalar is read from it.
-          if (c === QUOTE || c === OPEN_BRACE || c === OPEN_BRACKET) {
+          if (c === Byte.Quote || c === Byte.OpenBrace || c === Byte.OpenBracket) {
             this.at = At.Skipping;
             this.skip = newSkipState(false, false);
           } else {
@@ -282,12 +266,12 @@ export class MemberScanner {
           continue;
         }
         case At.AfterValue:
-          if (c === COMMA) this.at = At.NextKey;
-          else if (c === CLOSE_BRACE) this.closeObject(chunk, i);
-          else if (!isSpace(c)) this.note(i, 'expected `,` or `}` after a value');
+          if (c === Byte.Comma) this.at = At.NextKey;
+          else if (c === Byte.CloseBrace) this.closeObject(chunk, i);
+          else if (!isWs(c)) this.note(i, 'expected `,` or `}` after a value');
           break;
         case At.Trailing:
-          if (!isSpace(c)) {
+          if (!isWs(c)) {
             this.note(i, 'bytes after the object');
             this.at = At.Done;
           }
@@ -371,7 +355,7 @@ export class MemberScanner {
     let plain = true;
     for (let k = 0; k < length && plain; k++) {
       const b = key[k]!;
-      plain = b >= 0x20 && b < 0x80 && b !== BACKSLASH;
+      plain = b >= Byte.Space && b < 0x80 && b !== Byte.Backslash;
     }
     if (plain) return key.toString('latin1', 0, length);
     try {

@@ -6,7 +6,7 @@
  * (values are passed over by the skip scanner); the streamed path notes repeats in the envelope
  * scan (envelope-scan.ts).
  */
-import { newSkipState, scanSkipBest, scanSkipJs } from '../engine/index.js';
+import { Byte, endsScalar, newSkipState, scanSkipBest, scanSkipJs, skipWs } from '../../engine/index.js';
 import { isRequestId, type RequestId } from './request-ids.js';
 
 /** Top-level members that say what a message is and whom it answers: a repeat makes it invalid. */
@@ -25,13 +25,6 @@ export interface RepeatedMember {
   ids: RequestId[];
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
 
 /** The classifying members' names as bytes, and their bits in {@link repeatIn}. */
 const NAMES: readonly { name: string; bytes: Buffer; bit: number }[] = [...CLASSIFYING].map((name, k) => ({ name, bytes: Buffer.from(name), bit: 1 << k }));
@@ -53,24 +46,24 @@ const SHORT_SKIP_BYTES = 2048;
  * the top level: member values are passed over by the skip scanner, nothing is allocated).
  */
 export function repeatedMembers(line: Buffer): Map<number, RepeatedMember> | undefined {
-  let i = skipSpace(line, 0);
-  if (line[i] === OPEN_BRACE) {
+  let i = skipWs(line, 0);
+  if (line[i] === Byte.OpenBrace) {
     const r = repeatIn(line, i);
     return r === undefined ? undefined : new Map([[0, r]]);
   }
-  if (line[i] !== OPEN_BRACKET) return undefined;
+  if (line[i] !== Byte.OpenBracket) return undefined;
   let found: Map<number, RepeatedMember> | undefined;
-  i = skipSpace(line, i + 1);
-  for (let index = 0; i < line.length && line[i] !== CLOSE_BRACKET; index++) {
+  i = skipWs(line, i + 1);
+  for (let index = 0; i < line.length && line[i] !== Byte.CloseBracket; index++) {
     // An object element is read twice (its members, then its end): batches are rare.
-    if (line[i] === OPEN_BRACE) {
+    if (line[i] === Byte.OpenBrace) {
       const r = repeatIn(line, i);
       if (r !== undefined) (found ??= new Map()).set(index, r);
     }
     const end = valueEnd(line, i);
     if (end <= i) break; // not JSON after all: nothing more to read
-    i = skipSpace(line, end);
-    if (line[i] === COMMA) i = skipSpace(line, i + 1);
+    i = skipWs(line, end);
+    if (line[i] === Byte.Comma) i = skipWs(line, i + 1);
   }
   return found;
 }
@@ -83,12 +76,12 @@ function repeatIn(line: Buffer, at: number): RepeatedMember | undefined {
   let firstIdEnd = -1;
   let lastId = -1;
   let lastIdEnd = -1;
-  let i = skipSpace(line, at + 1);
-  while (line[i] === QUOTE) {
+  let i = skipWs(line, at + 1);
+  while (line[i] === Byte.Quote) {
     const keyEnd = stringEnd(line, i);
     if (keyEnd <= i) break;
     const named = classifyingKey(line, i, keyEnd);
-    i = skipSpace(line, skipSpace(line, keyEnd) + 1); // past the colon
+    i = skipWs(line, skipWs(line, keyEnd) + 1); // past the colon
     const end = valueEnd(line, i);
     if (end <= i) break; // not JSON after all: nothing more to read
     if (named !== undefined) {
@@ -103,9 +96,9 @@ function repeatIn(line: Buffer, at: number): RepeatedMember | undefined {
         lastIdEnd = end;
       }
     }
-    i = skipSpace(line, end);
-    if (line[i] !== COMMA) break;
-    i = skipSpace(line, i + 1);
+    i = skipWs(line, end);
+    if (line[i] !== Byte.Comma) break;
+    i = skipWs(line, i + 1);
   }
   if (member === undefined) return undefined;
   const ids: RequestId[] = [];
@@ -124,7 +117,7 @@ function classifyingKey(line: Buffer, from: number, to: number): (typeof NAMES)[
   if (length < 2 || length > MAX_NAME_RAW) return undefined;
   // Perf: a plain key is compared by its bytes; only a key with an escape is decoded.
   for (let k = start; k < start + length; k++) {
-    if (line[k] === BACKSLASH) {
+    if (line[k] === Byte.Backslash) {
       const name = JSON.parse(line.toString('utf8', from, to)) as string;
       return NAMES.find((n) => n.name === name);
     }
@@ -141,10 +134,10 @@ function classifyingKey(line: Buffer, from: number, to: number): (typeof NAMES)[
 /** The index after the value starting at `i` (-1 or less when it does not end: not JSON). */
 function valueEnd(line: Buffer, i: number): number {
   const c = line[i];
-  if (c === QUOTE) return stringEnd(line, i);
-  if (c === OPEN_BRACE || c === OPEN_BRACKET) return skipValue(line, i);
+  if (c === Byte.Quote) return stringEnd(line, i);
+  if (c === Byte.OpenBrace || c === Byte.OpenBracket) return skipValue(line, i);
   let j = i;
-  while (j < line.length && !isDelimiter(line[j]!)) j++;
+  while (j < line.length && !endsScalar(line[j]!)) j++;
   return j;
 }
 
@@ -155,8 +148,8 @@ function stringEnd(line: Buffer, i: number): number {
   const stop = Math.min(line.length, i + 64);
   for (let j = i + 1; j < stop; j++) {
     const c = line[j];
-    if (c === BACKSLASH) j++;
-    else if (c === QUOTE) return j + 1;
+    if (c === Byte.Backslash) j++;
+    else if (c === Byte.Quote) return j + 1;
   }
   return skipValue(line, i);
 }
@@ -167,17 +160,4 @@ function skipValue(line: Buffer, i: number): number {
   skip.inString = false;
   skip.escape = false;
   return line.length - i < SHORT_SKIP_BYTES ? scanSkipJs(line, i, skip) : scanSkipBest(line, i, skip);
-}
-
-function skipSpace(line: Buffer, i: number): number {
-  while (i < line.length) {
-    const c = line[i]!;
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-    i++;
-  }
-  return i;
-}
-
-function isDelimiter(c: number): boolean {
-  return c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }

@@ -12,11 +12,11 @@
  * A line whose top level repeats a classifying member is invalid whatever it holds (parsers
  * disagree on which one counts): once the repeat is seen, the budget is fed no more.
  */
-import { ByteBudget, type ResolvedLimits } from '../engine/index.js';
-import { EnvelopeScanner, type EnvelopeFacts } from './envelope-scan.js';
-import { repeatWhy } from './repeated-members.js';
-import { classifyEnvelope } from './jsonrpc-errors.js';
-import { ReceiptCapture } from './receipt-capture.js';
+import { ByteBudget, type ResolvedLimits } from '../../engine/index.js';
+import { EnvelopeScanner, type EnvelopeFacts } from '../core/envelope-scan.js';
+import { repeatWhy } from '../core/repeated-members.js';
+import { classifyEnvelope } from '../core/jsonrpc-errors.js';
+import { ReceiptCapture } from '../core/receipt-capture.js';
 
 /** A server request or notification longer than the fast path is held and passed up to this size. */
 export const PASS_THROUGH_MAX_BYTES = 8 * 1024 * 1024;

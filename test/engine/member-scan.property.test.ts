@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemberScanner, type MemberPolicy, type ValueTake } from '../../src/transport/member-scan.js';
+import { MemberScanner, type MemberPolicy, type ValueTake } from '../../src/engine/index.js';
 import { prng } from '../helpers/prng.js';
 
 /** Time-boxed; FC_RUNS / FC_TIME_MS widen a local exploration without editing the file. */

@@ -3,6 +3,7 @@
  * byte-at-a-time automaton, so that a scalar read as it streams is checked without being held.
  * A state is a small integer (see `S`); a bad one stays bad.
  */
+import { Byte, isDigit } from './json-bytes.js';
 
 /** Automaton states; the three "complete" ones and a whole literal end a valid scalar. */
 const enum S {
@@ -32,32 +33,28 @@ const enum S {
 export const SCALAR_START: number = S.Start;
 const LITERALS = ['true', 'false', 'null'];
 
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
-}
-
 /** The state after byte `c` in state `s`. */
 export function stepScalar(s: number, c: number): number {
   switch (s) {
     case S.Start:
-      if (c === 0x2d) return S.Minus;
+      if (c === Byte.Minus) return S.Minus;
       // `t`, `f`, `n`: the first byte of literal 0, 1 or 2 matched.
-      if (c === 0x74) return S.Literal + 1;
-      if (c === 0x66) return S.Literal + 8 + 1;
-      if (c === 0x6e) return S.Literal + 16 + 1;
-      return c === 0x30 ? S.Zero : isDigit(c) ? S.Int : S.Bad;
+      if (c === Byte.LowerT) return S.Literal + 1;
+      if (c === Byte.LowerF) return S.Literal + 8 + 1;
+      if (c === Byte.LowerN) return S.Literal + 16 + 1;
+      return c === Byte.Zero ? S.Zero : isDigit(c) ? S.Int : S.Bad;
     case S.Minus:
-      return c === 0x30 ? S.Zero : isDigit(c) ? S.Int : S.Bad;
+      return c === Byte.Zero ? S.Zero : isDigit(c) ? S.Int : S.Bad;
     case S.Zero:
     case S.Int:
     case S.Frac:
       if (isDigit(c)) return s === S.Zero ? S.Bad : s;
-      if (c === 0x2e) return s === S.Frac ? S.Bad : S.Dot;
-      return c === 0x65 || c === 0x45 ? S.E : S.Bad;
+      if (c === Byte.Dot) return s === S.Frac ? S.Bad : S.Dot;
+      return c === Byte.LowerE || c === Byte.UpperE ? S.E : S.Bad;
     case S.Dot:
       return isDigit(c) ? S.Frac : S.Bad;
     case S.E:
-      if (c === 0x2b || c === 0x2d) return S.ESign;
+      if (c === Byte.Plus || c === Byte.Minus) return S.ESign;
       return isDigit(c) ? S.Exp : S.Bad;
     case S.ESign:
     case S.Exp:

@@ -13,13 +13,13 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { EnvelopeScanner } from './envelope-scan.js';
+import { EnvelopeScanner } from '../core/envelope-scan.js';
 import { InflightSlots } from './inflight-slots.js';
-import { errorLine, INVALID_REQUEST, PARSE_ERROR, refusalTarget } from './jsonrpc-errors.js';
-import { LineFramer } from './line-framer.js';
-import { isRequestId, type RequestId } from './request-ids.js';
-import { StderrWarnings } from './warnings.js';
-import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from './http/defaults.js';
+import { errorLine, INVALID_REQUEST, PARSE_ERROR, refusalTarget } from '../core/jsonrpc-errors.js';
+import { LineFramer } from '../core/line-framer.js';
+import { isRequestId, type RequestId } from '../core/request-ids.js';
+import { StderrWarnings } from '../core/warnings.js';
+import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from '../http/defaults.js';
 
 export { DEFAULT_SERVE_MAX_REQUEST_BYTES };
 

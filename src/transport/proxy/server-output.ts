@@ -11,13 +11,13 @@
  * a parser that takes the first would read another id or another result) is refused on both paths,
  * and a pending request named by its first or its last id is answered with an error.
  */
-import type { EnvelopeFacts } from './envelope-scan.js';
-import { repeatedMembers, repeatWhy } from './repeated-members.js';
-import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
+import type { EnvelopeFacts } from '../core/envelope-scan.js';
+import { repeatedMembers, repeatWhy } from '../core/repeated-members.js';
+import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from '../core/jsonrpc-errors.js';
 import { PASS_THROUGH_MAX_BYTES, type LongServerLine } from './long-response.js';
-import { isRequestId, type RequestId } from './request-ids.js';
-import { BOUNDED_METHODS, type ResponseBudget } from './response-budget.js';
-import { warningJson, warningText } from './warnings.js';
+import { isRequestId, type RequestId } from '../core/request-ids.js';
+import { BOUNDED_METHODS, type ResponseBudget } from '../core/response-budget.js';
+import { warningJson, warningText } from '../core/warnings.js';
 
 /** Where {@link ServerOutput} sends what it decides. */
 export interface ServerOutputSinks {
@@ -139,28 +139,24 @@ export class ServerOutput {
       return;
     }
     const { message, facts, receiptFrom } = outcome;
-    if (facts.idState !== 'value') {
-      const m = { ...message, id: facts.idState === 'null' ? null : undefined };
-      if (facts.idState === 'null' || facts.idState === 'absent') {
-        if ('error' in m && !('result' in m)) this.o.toClient(JSON.stringify(m) + '\n');
-        else this.dropUnmatched(undefined, total);
-      } else {
-        this.dropUnmatched(undefined, total);
-      }
+    // Routed by the same rule as a parsed line: an id the scan could not read as a value is none.
+    const id = facts.idState === 'value' ? facts.id : facts.idState === 'null' ? null : facts.idState === 'absent' ? undefined : INVALID_ID;
+    const to = this.o.budget.claim(id, 'error' in message && !('result' in message));
+    if (to.kind === 'orphan-error') {
+      this.o.toClient(JSON.stringify({ ...message, id }) + '\n');
       return;
     }
-    const id = facts.id!;
-    const key = this.o.budget.answers(id);
-    const request = key === undefined ? undefined : this.o.budget.pending.take(key);
-    if (request === undefined) {
-      this.dropUnmatched(id, total);
+    if (to.kind === 'unmatched') {
+      this.dropUnmatched(facts.idState === 'value' ? id : undefined, total);
       return;
     }
+    const { request } = to;
+    const answered = id as RequestId; // a request was claimed: the id the server wrote names it
     if (!BOUNDED_METHODS.has(request.method)) {
       this.o.warn(`withheld a ${total}-byte response to request ${warningJson(id)}: too large and not a tool result`);
       this.o.toClient(
         errorLine(
-          id,
+          answered,
           RESPONSE_TOO_LARGE,
           `The MCP server's response (${total} bytes) is over mcp-budget's ${this.o.budget.limits.maxResultBytes}-byte budget ` +
             `and is not a tools/call result, so it was withheld. Ask for less (use paging or filters).`,
@@ -173,7 +169,7 @@ export class ServerOutput {
       const r = result as Record<string, unknown>;
       const report = (r._meta as Record<string, unknown> | undefined)?.['io.github.mcp-result-budget/budget'];
       // Only the bounded result is at hand: a mutation's receipt comes from the captured original members.
-      result = this.o.budget.typed(request, r, r, report as never, id, receiptFrom, total);
+      result = this.o.budget.typed(request, r, r, report as never, answered, receiptFrom, total);
     }
     // The placeholder id goes: the response carries the id the server wrote, whatever its length.
     this.o.toClient(JSON.stringify('result' in message ? { ...message, result, id } : { ...message, id }) + '\n');
@@ -181,6 +177,8 @@ export class ServerOutput {
 }
 
 const NEWLINE = Buffer.from('\n');
+/** Stands for an id the envelope scan could not read (too long, or not a scalar): it names no request. */
+const INVALID_ID: unknown = Object.freeze({});
 
 /** The ids a streamed line names: its last top-level id, and its first when it repeats `id`. */
 function idsOf(f: EnvelopeFacts): RequestId[] {

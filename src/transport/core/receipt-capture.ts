@@ -19,7 +19,7 @@
  * the member scanner's (`member-scan.ts`); this file holds the policy: which objects are entered,
  * which values held, what a member becomes.
  */
-import { MemberScanner, type MemberPolicy, type ValueTake } from './member-scan.js';
+import { Byte, isDigit, MemberScanner, type MemberPolicy, type ValueTake } from '../../engine/index.js';
 import { MAX_RECEIPT_FIELDS, MAX_RECEIPT_KEY, MAX_RECEIPT_STRING } from './typed-results.js';
 
 /** Scalar members held (a margin over the receipt's fields for repeats that replace a value). */
@@ -38,9 +38,6 @@ const MAX_VALUE_RAW = 6 * MAX_RECEIPT_STRING + 2;
 const NOT_SCALAR: Readonly<Record<string, never>> = Object.freeze({});
 /** Stands for every key longer than `MAX_RECEIPT_KEY`: `receiptOf` stops at any key over its limit. */
 export const LONG_KEY = '\u0000'.repeat(MAX_RECEIPT_KEY + 1);
-
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
 
 /** Levels of the followed path: the envelope, its `result`, the result's `structuredContent`. */
 const ENVELOPE = 0;
@@ -104,7 +101,7 @@ export class ReceiptCapture {
     const name = this.name;
     if (level === ENVELOPE && name === 'result') this.members = null;
     const follows = (level === ENVELOPE && name === 'result') || (level === RESULT && name === 'structuredContent');
-    if (follows && c === OPEN_BRACE) {
+    if (follows && c === Byte.OpenBrace) {
       if (level === RESULT) {
         this.members = new Map();
         this.scalars = 0;
@@ -115,7 +112,7 @@ export class ReceiptCapture {
     }
     if (level === RESULT && name === 'structuredContent') this.members = null;
     // Only a structure member's scalar text is held; a container never is.
-    return level === STRUCTURE && c !== OPEN_BRACE && c !== OPEN_BRACKET ? 'hold' : 'pass';
+    return level === STRUCTURE && c !== Byte.OpenBrace && c !== Byte.OpenBracket ? 'hold' : 'pass';
   }
 
   /** Note one member of the structure: a repeat keeps its place and takes the new value. */
@@ -143,7 +140,7 @@ export class ReceiptCapture {
 /** A key `JSON.parse` orders first: an array index (a canonical integer below 2^32 - 1). */
 function isIndexKey(name: string): boolean {
   const c = name.charCodeAt(0);
-  if (!(c >= 0x30 && c <= 0x39) || name.length > 10) return false;
+  if (!isDigit(c) || name.length > 10) return false;
   const n = Number(name);
   return Number.isInteger(n) && n < 0xffffffff && String(n) === name;
 }

@@ -16,16 +16,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../engine/index.js';
-import { EnvelopeScanner } from './envelope-scan.js';
-import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from './jsonrpc-errors.js';
-import { LineFramer } from './line-framer.js';
+import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../../engine/index.js';
+import { EnvelopeScanner } from '../core/envelope-scan.js';
+import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
+import { LineFramer } from '../core/line-framer.js';
 import { LongServerLine, PASS_THROUGH_MAX_BYTES } from './long-response.js';
 import { StreamedBytesCollector } from './memory.js';
-import { ResponseBudget, type TruncationListener } from './response-budget.js';
+import { ResponseBudget, type TruncationListener } from '../core/response-budget.js';
 import { ServerOutput } from './server-output.js';
 import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
-import { StderrWarnings } from './warnings.js';
+import { StderrWarnings } from '../core/warnings.js';
 
 export interface ProxyOptions {
   command: string;

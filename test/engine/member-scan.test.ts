@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { scalarComplete, SCALAR_START, stepScalar } from '../../src/transport/json-scalar.js';
-import { MemberScanner, type MemberPolicy, type ValueTake } from '../../src/transport/member-scan.js';
+import { scalarComplete, SCALAR_START, stepScalar } from '../../src/engine/index.js';
+import { MemberScanner, type MemberPolicy, type ValueTake } from '../../src/engine/index.js';
 
 const SIZES = [1, 2, 3, 7, 64, 1 << 20];
 
