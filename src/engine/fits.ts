@@ -12,7 +12,7 @@ import type { ResolvedLimits } from './options.js';
 import { escapedSize, utf8Size } from './escape-count.js';
 import { jsonFits, textsWithinByLength } from './fits-size.js';
 import { isPlainish, isPlainTextBlock, plainProto, plainTextResultFits, TEXT_BLOCK_FRAME_BYTES } from './fits-plain.js';
-import { checkRoot, lastUpperBound, NOT_FIT } from './fits-walk.js';
+import { checkRoot, NOT_FIT } from './fits-walk.js';
 
 /**
  * Returns the JSON of `value` when it is within every bound and needs no change; otherwise
@@ -29,7 +29,7 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
     if (kind !== 'envelope') {
       // Bounds in one cheap walk; the size, and the text bounds, from the JSON that is built anyway.
       const texts: string[] = [];
-      const lower = checkRoot(value, kind, limits, 'bounds', texts);
+      const lower = checkRoot(value, kind, limits, 'bounds', texts).bytes;
       const json = JSON.stringify(value);
       return jsonFits(json, texts, lower, limits) ? json : undefined;
     }
@@ -42,7 +42,7 @@ export function serializeIfFits(value: unknown, limits: ResolvedLimits, rootKind
       if (k === 'result' || k === 'error') {
         if (!isPlainish(v) || Array.isArray(v)) return undefined;
         const texts: string[] = [];
-        const lower = checkRoot(v, k, limits, 'bounds', texts);
+        const lower = checkRoot(v, k, limits, 'bounds', texts).bytes;
         piece = JSON.stringify(v);
         if (!jsonFits(piece, texts, lower, limits)) return undefined;
       } else if (k === 'id' || k === 'jsonrpc') {
@@ -93,8 +93,9 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
   const maxBytes = limits.maxResultBytes;
   try {
     const texts: string[] = [];
-    let lower = checkRoot(value, root, limits, 'bounds', texts);
-    let upper = lastUpperBound();
+    const walk = checkRoot(value, root, limits, 'bounds', texts);
+    let lower = walk.bytes;
+    let upper = walk.upper;
     if (upper <= maxBytes && textsWithinByLength(texts, limits)) return true;
     // The texts exactly: each was counted as its length (below) and 6 bytes a unit (above).
     let text = 0;
@@ -108,7 +109,7 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
     }
     if (text > limits.maxTextBytes || lower > maxBytes) return false;
     if (upper <= maxBytes) return true;
-    if (lower > SERIALIZE_TO_MEASURE_MAX_BYTES) return checkRoot(value, root, limits, 'exact') <= maxBytes;
+    if (lower > SERIALIZE_TO_MEASURE_MAX_BYTES) return checkRoot(value, root, limits, 'exact').bytes <= maxBytes;
     return exactSize(value, root) <= maxBytes;
   } catch (e) {
     if (e === NOT_FIT) return false;

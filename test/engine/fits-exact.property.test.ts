@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fitsWithinBudget, serializeIfFits } from '../../src/engine/fits.js';
 import { integerLength, numberLength } from '../../src/engine/fits-size.js';
-import { checkRoot, lastUpperBound } from '../../src/engine/fits-walk.js';
+import { checkRoot } from '../../src/engine/fits-walk.js';
 import { resolveLimits, type ResolvedLimits } from '../../src/engine/options.js';
 import { fitsSpec } from '../helpers/spec.js';
 
@@ -36,8 +36,8 @@ function agree(v: object, l: ResolvedLimits, root: 'result' | 'error' = 'result'
 /** The walk's lower and upper bounds of the value's JSON size (its first, unmeasured estimate). */
 function walkBounds(v: object, l: ResolvedLimits): [number, number] | undefined {
   try {
-    const lower = checkRoot(v, 'result', l, 'bounds', []);
-    return [lower, lastUpperBound()];
+    const walk = checkRoot(v, 'result', l, 'bounds', []);
+    return [walk.bytes, walk.upper];
   } catch {
     return undefined;
   }
