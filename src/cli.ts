@@ -4,13 +4,13 @@
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
-import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, UsageError } from './cli/args.js';
+import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, usageError } from './cli/args.js';
 import { CutLog, cutLogger, logCutsEnabled } from './cli/cut-log.js';
 import { commandHelp, mainHelp, packageVersion, usageText } from './cli/help.js';
 import { listenArgsFromFlags } from './cli/listen-args.js';
 import { parseCommandLine, requiredValue, stringFlag } from './cli/parse.js';
 import { findCommand } from './cli/spec.js';
-import { BudgetError, contradictions, DEFAULT_MAX_REQUEST_BYTES, resolveLimits, type BudgetOptions } from './engine/index.js';
+import { BudgetError, contradictions, isBudgetError, DEFAULT_MAX_REQUEST_BYTES, resolveLimits, type BudgetOptions } from './engine/index.js';
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const spec = findCommand(command);
-  if (spec === undefined) throw new UsageError(`Unknown command \`${command}\``);
+  if (spec === undefined) throw usageError(`Unknown command \`${command}\``);
   // The proxy's server command follows the first `--` and is never read as our flags.
   const { values, positionals, passthrough } = parseCommandLine(spec, args, command === 'proxy');
   if (values.help === true) {
@@ -45,9 +45,9 @@ async function main(argv: string[]): Promise<number> {
     case 'apply': {
       const mode = stringFlag(values, 'mode') ?? 'auto';
       if (mode !== 'auto' && mode !== 'memory' && mode !== 'stream') {
-        throw new UsageError(`Expected \`--mode\` to be one of auto, memory, stream, got ${mode}`);
+        throw usageError(`Expected \`--mode\` to be one of auto, memory, stream, got ${mode}`);
       }
-      if (positionals.length > 1) throw new UsageError(`apply takes one FILE (or - for stdin), got ${positionals.length}`);
+      if (positionals.length > 1) throw usageError(`apply takes one FILE (or - for stdin), got ${positionals.length}`);
       // Ctrl-C: nothing has been written yet (output comes at the end), so stop at once.
       process.once('SIGINT', () => {
         process.stderr.write('mcp-budget: interrupted; nothing was written\n');
@@ -61,9 +61,9 @@ async function main(argv: string[]): Promise<number> {
       const http = listenArgsFromFlags(values, 'proxy');
       const logCuts = logCutsEnabled(values['log-cuts'], process.env);
       const maxRequestBytes = http.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-      if (http.upstreamUrl !== undefined && passthrough.length > 0) throw new UsageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
+      if (http.upstreamUrl !== undefined && passthrough.length > 0) throw usageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
       if (http.upstreamUrl !== undefined || http.listen !== undefined) {
-        if (http.upstreamUrl === undefined && passthrough.length === 0) throw new UsageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
+        if (http.upstreamUrl === undefined && passthrough.length === 0) throw usageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
         const { runProxyHttp } = await import('./commands/proxy-http.js');
         const listen = http.listen === undefined ? undefined : { ...http, listen: http.listen };
         const upstream = passthrough.length > 0 ? { command: passthrough[0]!, args: passthrough.slice(1) } : undefined;
@@ -73,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
           ...(log === undefined ? {} : { cutLog: (session?: () => string | undefined) => log.listener(session) }),
         });
       }
-      if (passthrough.length === 0) throw new UsageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
+      if (passthrough.length === 0) throw usageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
       const { runProxy } = await import('./transport/proxy/proxy.js');
       return runProxy({
         command: passthrough[0]!,
@@ -123,7 +123,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      throw new UsageError(`Unknown command \`${command}\``);
+      throw usageError(`Unknown command \`${command}\``);
   }
 }
 
@@ -137,12 +137,12 @@ function checkLimits(options: BudgetOptions, fromFlags: BudgetOptions): void {
   const rename = (message: string): string =>
     BUDGET_FLAGS.reduce((m, def) => m.replaceAll(`\`${def.limit}\``, `\`${def.limit in fromFlags || !(def.limit in options) ? def.flag : def.env}\``), message);
   const contradicting = contradictions(options);
-  if (contradicting.length > 0) throw new UsageError(rename(contradicting.join('; ')));
+  if (contradicting.length > 0) throw usageError(rename(contradicting.join('; ')));
   try {
     resolveLimits(options);
   } catch (e) {
     if (!(e instanceof BudgetError) || e.code !== 'LIMIT_OUT_OF_RANGE') throw e;
-    throw new UsageError(rename(e.message));
+    throw usageError(rename(e.message));
   }
 }
 
@@ -175,7 +175,7 @@ main(process.argv.slice(2)).then(
     }, STDERR_GRACE_MS).unref();
   },
   (err: unknown) => {
-    if (err instanceof UsageError) {
+    if (isBudgetError(err, 'USAGE')) {
       // The usage of the command that was run (all of them when it is unknown), not every flag.
       const spec = findCommand(process.argv[2] ?? '');
       process.stderr.write(`mcp-budget: ${err.message}\n\n${usageText(spec)}`);

@@ -2,11 +2,18 @@
  * Argument parsing shared by the commands: sizes with KiB/MiB/GiB suffixes, the budget flags,
  * and usage errors that name the flag and its accepted range.
  */
-import { LIMIT_RANGES, LIMITS, NUMERIC_LIMITS, type BudgetOptions, type NumericLimit } from '../engine/index.js';
+import { BudgetError, LIMIT_RANGES, LIMITS, NUMERIC_LIMITS, type BudgetOptions, type NumericLimit } from '../engine/index.js';
 
-/** A command-line mistake: printed with usage, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+declare module '../engine/errors.js' {
+  interface ErrorCodes {
+    /** A command-line mistake: printed with the command's usage, exit code 2. */
+    USAGE: true;
+  }
+}
+
+/** A command-line mistake (the one error, code `USAGE`): printed with usage, exit code 2. */
+export function usageError(message: string): BudgetError<'USAGE'> {
+  return new BudgetError('USAGE', message);
 }
 
 /**
@@ -21,15 +28,15 @@ export function parseSize(flag: string, text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim());
   const unit = m ? UNITS[m[2]!.toLowerCase()] : undefined;
   if (!m || unit === undefined) {
-    throw new UsageError(`Expected \`${flag}\` to be a size in bytes (e.g. 65536, 64KiB, 1MiB), got ${JSON.stringify(text)}`);
+    throw usageError(`Expected \`${flag}\` to be a size in bytes (e.g. 65536, 64KiB, 1MiB), got ${JSON.stringify(text)}`);
   }
   const n = Number(m[1]) * unit;
-  if (!Number.isFinite(n)) throw new UsageError(`\`${flag}\` is too large: ${text}`);
+  if (!Number.isFinite(n)) throw usageError(`\`${flag}\` is too large: ${text}`);
   return Math.floor(n);
 }
 
 function parseCount(flag: string, text: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new UsageError(`Expected \`${flag}\` to be a whole number, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text.trim())) throw usageError(`Expected \`${flag}\` to be a whole number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -53,7 +60,7 @@ export function budgetOptionsFromFlags(values: Readonly<Record<string, unknown>>
     if (typeof v !== 'string') continue;
     const n = def.size ? parseSize(def.flag, v) : parseCount(def.flag, v);
     const { min, max } = LIMIT_RANGES[def.limit];
-    if (n < min || n > max) throw new UsageError(`Expected \`${def.flag}\` to be from ${min} to ${max}, got ${v}`);
+    if (n < min || n > max) throw usageError(`Expected \`${def.flag}\` to be from ${min} to ${max}, got ${v}`);
     options[def.limit] = n;
   }
   if (values['no-notice'] === true) options.notice = false;
@@ -69,7 +76,7 @@ export function budgetOptionsFromEnv(env: NodeJS.ProcessEnv): BudgetOptions {
     if (v === undefined || v === '') continue;
     const n = def.size ? parseSize(def.env, v) : parseCount(def.env, v);
     const { min, max } = LIMIT_RANGES[def.limit];
-    if (n < min || n > max) throw new UsageError(`Expected \`${def.env}\` to be from ${min} to ${max}, got ${v}`);
+    if (n < min || n > max) throw usageError(`Expected \`${def.env}\` to be from ${min} to ${max}, got ${v}`);
     options[def.limit] = n;
   }
   if (env.MCP_BUDGET_NOTICE === '0' || env.MCP_BUDGET_NOTICE === 'false') options.notice = false;

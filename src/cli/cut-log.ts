@@ -11,7 +11,7 @@
  * and one `{"event":"cuts_not_logged","count":N}` line says how many as soon as it drains.
  */
 import type { TruncationListener } from '../transport/core/response-budget.js';
-import { BoundedLines, warningText, type LineSink } from '../transport/core/warnings.js';
+import { BoundedLines, warningText, type LineSink } from '../shared/warnings.js';
 
 /** Whether cut logging is on: the flag, or `MCP_BUDGET_LOG_CUTS` set to `1` or `true`. */
 export function logCutsEnabled(flag: unknown, env: NodeJS.ProcessEnv): boolean {

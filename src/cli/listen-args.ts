@@ -12,7 +12,7 @@ import {
   DEFAULT_SESSION_IDLE_MS,
   DEFAULT_SHUTDOWN_GRACE_MS,
 } from '../transport/http/defaults.js';
-import { parseSize, UsageError } from './args.js';
+import { parseSize, usageError } from './args.js';
 import { CURSOR_KEY_FILE, LISTEN_FLAG_SPECS, STATELESS, UPSTREAM_URL } from './spec.js';
 
 /** The HTTP flags of one command line, parsed; `listen` is unset without `--listen`. */
@@ -63,7 +63,7 @@ export function parseListenArgs(argv: readonly string[], command: 'serve' | 'pro
       ended = true;
     } else if (LISTEN_FLAGS[t.name] !== undefined && t.rawName.startsWith('--')) {
       // A boolean written `--flag=x`, or a value flag at the end: refused with the flag named.
-      if (LISTEN_FLAGS[t.name] === 'boolean' && t.inlineValue === true) throw new UsageError(`\`${t.rawName}\` takes no value`);
+      if (LISTEN_FLAGS[t.name] === 'boolean' && t.inlineValue === true) throw usageError(`\`${t.rawName}\` takes no value`);
       (values[t.name] ??= []).push(LISTEN_FLAGS[t.name] === 'boolean' ? true : (t.value ?? ''));
     } else {
       rest.push(t.inlineValue === true ? `${t.rawName}=${t.value ?? ''}` : argv[t.index]!);
@@ -86,11 +86,11 @@ export function listenArgsFromFlags(values: Readonly<Record<string, unknown>>, c
     const vs = all(name);
     if (vs.length === 0) return undefined;
     const v = vs[vs.length - 1];
-    if (typeof v !== 'string' || v === '') throw new UsageError(`\`--${name}\` needs a value`);
+    if (typeof v !== 'string' || v === '') throw usageError(`\`--${name}\` needs a value`);
     return v;
   };
   const every = (name: string): string[] => all(name).map((v) => {
-    if (typeof v !== 'string' || v === '') throw new UsageError(`\`--${name}\` needs a value`);
+    if (typeof v !== 'string' || v === '') throw usageError(`\`--${name}\` needs a value`);
     return v;
   });
   const args: ListenArgs = {
@@ -108,17 +108,17 @@ export function listenArgsFromFlags(values: Readonly<Record<string, unknown>>, c
   const maxRequest = last('max-request-bytes');
   if (maxRequest !== undefined) {
     const n = parseSize('--max-request-bytes', maxRequest);
-    if (n < 1024 || n > 1024 ** 3) throw new UsageError(`Expected \`--max-request-bytes\` to be from 1024 to ${1024 ** 3}, got ${maxRequest}`);
+    if (n < 1024 || n > 1024 ** 3) throw usageError(`Expected \`--max-request-bytes\` to be from 1024 to ${1024 ** 3}, got ${maxRequest}`);
     args.maxRequestBytes = n;
   }
   const inflight = last('max-inflight-body-bytes');
   if (inflight !== undefined) {
     const n = parseSize('--max-inflight-body-bytes', inflight);
-    if (n < 1024 || n > 64 * 1024 ** 3) throw new UsageError(`Expected \`--max-inflight-body-bytes\` to be from 1024 to ${64 * 1024 ** 3}, got ${inflight}`);
+    if (n < 1024 || n > 64 * 1024 ** 3) throw usageError(`Expected \`--max-inflight-body-bytes\` to be from 1024 to ${64 * 1024 ** 3}, got ${inflight}`);
     args.maxInflightBodyBytes = n;
   }
   for (const v of args.allowOrigins) {
-    if (!/^https?:\/\/[^/\s]+\/?$/i.test(v)) throw new UsageError(`Expected \`--allow-origin\` to be an origin like https://app.example.com, got ${JSON.stringify(v)}`);
+    if (!/^https?:\/\/[^/\s]+\/?$/i.test(v)) throw usageError(`Expected \`--allow-origin\` to be an origin like https://app.example.com, got ${JSON.stringify(v)}`);
   }
   const tokenFile = last('token-file');
   if (tokenFile !== undefined) args.tokenFile = tokenFile;
@@ -129,27 +129,27 @@ export function listenArgsFromFlags(values: Readonly<Record<string, unknown>>, c
   const grace = last('shutdown-ms');
   if (grace !== undefined) args.shutdownGraceMs = count('--shutdown-ms', grace, 0, 600_000);
   if (all('cursor-key-file').length > 0) {
-    if (command !== 'serve') throw new UsageError('`--cursor-key-file` is a serve flag');
+    if (command !== 'serve') throw usageError('`--cursor-key-file` is a serve flag');
     args.cursorKeyFile = last('cursor-key-file');
   }
   if (all('upstream-url').length > 0) {
-    if (command !== 'proxy') throw new UsageError('`--upstream-url` is a proxy flag');
+    if (command !== 'proxy') throw usageError('`--upstream-url` is a proxy flag');
     const v = last('upstream-url')!;
     let url: URL;
     try {
       url = new URL(v);
     } catch {
-      throw new UsageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
+      throw usageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`Expected \`--upstream-url\` to be an http(s) URL, got ${JSON.stringify(v)}`);
     args.upstreamUrl = url;
   }
   if (args.listen === undefined) {
     const stray = HTTP_ONLY.find((f) => all(f.slice(2)).length > 0);
-    if (stray !== undefined) throw new UsageError(`\`${stray}\` needs \`--listen [HOST:]PORT\``);
+    if (stray !== undefined) throw usageError(`\`${stray}\` needs \`--listen [HOST:]PORT\``);
   }
   if (args.stateless && command === 'proxy') {
-    throw new UsageError('`--stateless` is a serve flag: the proxy keeps one upstream connection per session');
+    throw usageError('`--stateless` is a serve flag: the proxy keeps one upstream connection per session');
   }
   return args;
 }
@@ -169,15 +169,15 @@ export function parseListen(text: string): { host: string; port: number; hostGiv
     host = text.slice(0, colon);
     portText = text.slice(colon + 1);
     hostGiven = true;
-    if (host === '' || host.includes(':')) throw new UsageError(`Expected \`--listen\` to be [HOST:]PORT (IPv6 in brackets: [::1]:8080), got ${JSON.stringify(text)}`);
+    if (host === '' || host.includes(':')) throw usageError(`Expected \`--listen\` to be [HOST:]PORT (IPv6 in brackets: [::1]:8080), got ${JSON.stringify(text)}`);
   }
-  if (!/^\d+$/.test(portText) || Number(portText) > 65535) throw new UsageError(`Expected the \`--listen\` port to be from 0 to 65535, got ${JSON.stringify(portText)}`);
+  if (!/^\d+$/.test(portText) || Number(portText) > 65535) throw usageError(`Expected the \`--listen\` port to be from 0 to 65535, got ${JSON.stringify(portText)}`);
   return { host, port: Number(portText), hostGiven };
 }
 
 function count(flag: string, text: string, min: number, max: number): number {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`Expected \`${flag}\` to be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+    throw usageError(`Expected \`${flag}\` to be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
   }
   return Number(text);
 }

@@ -5,7 +5,7 @@
  * of our flags or a flag's value (some launchers consume `--`). `parseArgs`' own errors become usage errors that name the flag.
  */
 import { parseArgs } from 'node:util';
-import { UsageError } from './args.js';
+import { usageError } from './args.js';
 import type { CommandSpec } from './spec.js';
 
 /** Flag values as `parseArgs` returns them, keyed by long name without dashes. */
@@ -67,13 +67,13 @@ function usageErrorOf(e: unknown, command: string): unknown {
   const named = /'([^' ]+)/.exec(message)?.[1] ?? '';
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new UsageError(command === 'apply' ? `Unknown flag \`${named}\` for apply` : `Unknown argument \`${named}\` for ${command}${command === 'proxy' ? ' (put the server command after --)' : ''}`);
+      return usageError(command === 'apply' ? `Unknown flag \`${named}\` for apply` : `Unknown argument \`${named}\` for ${command}${command === 'proxy' ? ' (put the server command after --)' : ''}`);
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return new UsageError(`Unknown argument \`${named}\` for ${command}${command === 'proxy' ? ' (put the server command after --)' : ''}`);
+      return usageError(`Unknown argument \`${named}\` for ${command}${command === 'proxy' ? ' (put the server command after --)' : ''}`);
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      if (message.includes('does not take an argument')) return new UsageError(`\`${named}\` takes no value`);
-      if (message.includes('ambiguous')) return new UsageError(`\`${named}\` needs a value (one starting with a dash goes as \`${named}=-...\`)`);
-      return new UsageError(`\`${named}\` needs a value`);
+      if (message.includes('does not take an argument')) return usageError(`\`${named}\` takes no value`);
+      if (message.includes('ambiguous')) return usageError(`\`${named}\` needs a value (one starting with a dash goes as \`${named}=-...\`)`);
+      return usageError(`\`${named}\` needs a value`);
     default:
       return e;
   }
@@ -96,6 +96,6 @@ export function stringFlags(values: FlagValues, name: string): string[] {
 /** A non-empty value of `name`, or undefined when absent; an empty one is a usage error. */
 export function requiredValue(values: FlagValues, name: string, what = 'a value'): string | undefined {
   const v = stringFlag(values, name);
-  if (v === '') throw new UsageError(`\`--${name}\` needs ${what}`);
+  if (v === '') throw usageError(`\`--${name}\` needs ${what}`);
   return v;
 }

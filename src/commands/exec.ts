@@ -2,10 +2,10 @@
  * `mcp-budget exec ACTION [--input JSON | --input-file FILE] [--root DIR] [--team-db PATH] [--as NAME]`:
  * one `exec` action run in process, on the same server `serve` builds (same tools, limits and
  * store), printing the same envelope the `exec` tool answers, as one JSON line on stdout. Exit 0
- * on a typed success, 1 on an `isError` envelope, 2 on a usage error (thrown as `UsageError`).
+ * on a typed success, 1 on an `isError` envelope, 2 on a usage error (the one error, code `USAGE`).
  */
 import { readFileSync } from 'node:fs';
-import { UsageError } from '../cli/args.js';
+import { usageError } from '../cli/args.js';
 import { requiredValue, stringFlag, type FlagValues } from '../cli/parse.js';
 import type { BudgetOptions } from '../engine/index.js';
 import { promoteExecReport } from '../exec/index.js';
@@ -29,7 +29,7 @@ export interface ExecCommandLine {
 
 /** Check `exec`'s arguments and read its input. */
 export function parseExecArgs(line: ExecCommandLine): ExecArgs {
-  if (line.positionals.length > 1) throw new UsageError(`exec takes one action, got \`${line.positionals[0]}\` and \`${line.positionals[1]}\``);
+  if (line.positionals.length > 1) throw usageError(`exec takes one action, got \`${line.positionals[0]}\` and \`${line.positionals[1]}\``);
   const action = line.positionals[0];
   let inputText = stringFlag(line.values, 'input');
   const inputFile = requiredValue(line.values, 'input-file');
@@ -39,18 +39,18 @@ export function parseExecArgs(line: ExecCommandLine): ExecArgs {
   const as = requiredValue(line.values, 'as');
   if (dbPath !== undefined) team.dbPath = dbPath;
   if (as !== undefined) team.as = as;
-  if (action === undefined) throw new UsageError('exec needs an action, e.g. `mcp-budget exec workspace.list_dir --input {}`');
-  if (inputText !== undefined && inputFile !== undefined) throw new UsageError('exec takes `--input` or `--input-file`, not both');
+  if (action === undefined) throw usageError('exec needs an action, e.g. `mcp-budget exec workspace.list_dir --input {}`');
+  if (inputText !== undefined && inputFile !== undefined) throw usageError('exec takes `--input` or `--input-file`, not both');
   if (inputFile !== undefined) inputText = readInputFile(inputFile);
   let input: unknown = {};
   if (inputText !== undefined) {
     try {
       input = JSON.parse(inputText);
     } catch (e) {
-      throw new UsageError(`Expected \`${inputFile === undefined ? '--input' : '--input-file'}\` to be JSON: ${(e as Error).message}`);
+      throw usageError(`Expected \`${inputFile === undefined ? '--input' : '--input-file'}\` to be JSON: ${(e as Error).message}`);
     }
   }
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw new UsageError('The exec input must be a JSON object');
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw usageError('The exec input must be a JSON object');
   return { action, input, root, team };
 }
 
@@ -59,9 +59,9 @@ function readInputFile(path: string): string {
   try {
     buf = readFileSync(path === '-' ? 0 : path);
   } catch (e) {
-    throw new UsageError(`Cannot read \`--input-file\` ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw usageError(`Cannot read \`--input-file\` ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
   }
-  if (buf.length > MAX_EXEC_INPUT_FILE_BYTES) throw new UsageError(`\`--input-file\` is ${buf.length} bytes; at most ${MAX_EXEC_INPUT_FILE_BYTES}`);
+  if (buf.length > MAX_EXEC_INPUT_FILE_BYTES) throw usageError(`\`--input-file\` is ${buf.length} bytes; at most ${MAX_EXEC_INPUT_FILE_BYTES}`);
   return buf.toString('utf8');
 }
 

@@ -17,7 +17,7 @@ import type { McpHttpApp } from '../transport/http/http-server.js';
 import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
 import type { TruncationListener } from '../transport/core/response-budget.js';
 import { BoundedStdioServerTransport } from '../transport/stdio/stdio-server.js';
-import { StderrWarnings, warningText } from '../transport/core/warnings.js';
+import { StderrWarnings, warningText } from '../shared/warnings.js';
 import { withResultBudget } from '../transport/decorator/with-result-budget.js';
 import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
 

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { UsageError } from '../cli/args.js';
+import { usageError } from '../cli/args.js';
 import { withExecReports } from '../exec/index.js';
 import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer, type WorkspaceServer } from '../server/create-server.js';
@@ -35,13 +35,13 @@ export const MIN_CURSOR_KEY_BYTES = 32;
 export async function useCursorKey(file: string | undefined): Promise<void> {
   if (file !== undefined) {
     const info = await stat(file).catch((e: Error) => {
-      throw new UsageError(`cannot read \`--cursor-key-file\` ${JSON.stringify(file)}: ${e.message}`);
+      throw usageError(`cannot read \`--cursor-key-file\` ${JSON.stringify(file)}: ${e.message}`);
     });
     if (process.platform !== 'win32' && (info.mode & 0o006) !== 0) {
-      throw new UsageError(`\`--cursor-key-file\` ${JSON.stringify(file)} is readable or writable by others; run \`chmod 600\` on it`);
+      throw usageError(`\`--cursor-key-file\` ${JSON.stringify(file)} is readable or writable by others; run \`chmod 600\` on it`);
     }
     const key = (await readFile(file, 'utf8')).trim();
-    if (Buffer.byteLength(key) < MIN_CURSOR_KEY_BYTES) throw new UsageError(`\`--cursor-key-file\` holds fewer than ${MIN_CURSOR_KEY_BYTES} bytes of key`);
+    if (Buffer.byteLength(key) < MIN_CURSOR_KEY_BYTES) throw usageError(`\`--cursor-key-file\` holds fewer than ${MIN_CURSOR_KEY_BYTES} bytes of key`);
     process.env.MCP_BUDGET_CURSOR_KEY = key;
   } else if (process.env.MCP_BUDGET_CURSOR_KEY === undefined || process.env.MCP_BUDGET_CURSOR_KEY === '') {
     // Read by every CursorCodec this process makes: one key for all sessions.

@@ -5,7 +5,7 @@
  * with exit code 1, a usage mistake exit code 2.
  */
 import { realpathSync } from 'node:fs';
-import { UsageError } from '../cli/args.js';
+import { usageError } from '../cli/args.js';
 import { requiredValue, type FlagValues } from '../cli/parse.js';
 import { PgTeamStore, ROLES, SqliteTeamStore, TeamError, importJsonLines, isPostgresTarget, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
 
@@ -26,7 +26,7 @@ const LIST_PAGE_ROWS = 500;
 
 function role(v: string | undefined, fallback?: Role): Role {
   if (v === undefined && fallback !== undefined) return fallback;
-  if (v === undefined || !(ROLES as readonly string[]).includes(v)) throw new UsageError(`Expected a role (${ROLES.join(', ')}), got ${JSON.stringify(v ?? '')}`);
+  if (v === undefined || !(ROLES as readonly string[]).includes(v)) throw usageError(`Expected a role (${ROLES.join(', ')}), got ${JSON.stringify(v ?? '')}`);
   return v as Role;
 }
 
@@ -37,14 +37,14 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
   const roleFlag = requiredValue(line.values, 'role');
   const [sub, ...rest] = line.positionals;
   const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], reactivate: [1], 'set-role': [1, 2], import: [1] };
-  if (sub === undefined || arity[sub] === undefined) throw new UsageError(`team needs a subcommand: add, list, deactivate, reactivate, set-role or import${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
-  if (!arity[sub]!.includes(rest.length)) throw new UsageError(`team ${sub}: wrong number of arguments`);
+  if (sub === undefined || arity[sub] === undefined) throw usageError(`team needs a subcommand: add, list, deactivate, reactivate, set-role or import${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
+  if (!arity[sub]!.includes(rest.length)) throw usageError(`team ${sub}: wrong number of arguments`);
 
   let realRoot: string;
   try {
     realRoot = realpathSync(root);
   } catch {
-    throw new UsageError(`\`--root\` ${root} is not a directory that exists`);
+    throw usageError(`\`--root\` ${root} is not a directory that exists`);
   }
   let store: TeamStore | undefined;
   try {

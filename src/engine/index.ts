@@ -10,7 +10,7 @@ export { boundJson, boundResult, type BoundedJson } from './bound.js';
 export { Budgeter } from './budgeter.js';
 export type { RootKind } from './roles.js';
 export { ByteBudget } from './byte-source.js';
-export { BudgetError, type BudgetErrorCode } from './errors.js';
+export { BudgetError, isBudgetError, type BudgetErrorCode, type ErrorCode, type ErrorCodes, type LayerError } from './errors.js';
 export type { BudgetEvents, JsonEvents } from './events.js';
 export { fitsWithinBudget } from './fits.js';
 export {

@@ -8,12 +8,13 @@
  * been applied, answers a compact receipt of what it did and never advises a replay.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
+import { BudgetError, fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
-import { asWorkspaceError, structured, toolError, type Call, type PageBudget } from '../tools/index.js';
+import { asToolFailure, structured, toolError, type Call, type PageBudget } from '../tools/index.js';
 import { continuationPlanOf, receiptPlanOf } from './plan.js';
 import { receiptOf } from './receipt.js';
 import type { ActionRegistry, ExecAction } from './registry.js';
+import { ERROR_META_KEY, EXEC_META_KEY } from '../shared/meta.js';
 
 /** Every number of `exec`, with its unit. */
 export const EXEC_LIMITS = Object.freeze({
@@ -30,8 +31,6 @@ export const EXEC_LIMITS = Object.freeze({
 });
 
 /** `_meta` key of exec's own answers; `withExecReports` moves it under the report key once bounded. */
-export const EXEC_META_KEY = 'io.github.mcp-result-budget/exec';
-const ERROR_KEY = 'io.github.mcp-result-budget/error';
 
 /** What an execution runs under: the server's resolved limits and page budget. */
 export interface ExecSettings {
@@ -58,8 +57,8 @@ export async function execute(registry: ActionRegistry, settings: ExecSettings, 
   try {
     structure = (await action.declared.handler(parsed.data, call)).structuredContent;
   } catch (e) {
-    const failure = asWorkspaceError(e);
-    return failure instanceof WorkspaceError && failure.code === 'OUTCOME_UNKNOWN' ? mayHaveApplied(action, failure) : toolError(e);
+    const failure = asToolFailure(e);
+    return failure instanceof BudgetError && failure.code === 'OUTCOME_UNKNOWN' ? mayHaveApplied(action, failure) : toolError(e);
   }
   if (!action.output.safeParse(structure).success) {
     return toolError(new Error(`exec: ${action.name} returned a result its output schema rejects`));
@@ -174,5 +173,5 @@ function pointerOf(path: readonly PropertyKey[]): string {
 
 function failure(code: 'INVALID_PARAMS', message: string, data: Record<string, unknown>): CallToolResult {
   const e = toolError(new WorkspaceError(code, message));
-  return { ...e, _meta: { [ERROR_KEY]: { code, ...data } } };
+  return { ...e, _meta: { [ERROR_META_KEY]: { code, ...data } } };
 }

@@ -8,7 +8,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { REPORT_KEY } from '../engine/index.js';
-import { EXEC_META_KEY } from './envelope.js';
+import { EXEC_META_KEY } from '../shared/meta.js';
 
 /** A result with exec's answer moved under the report key (the same object when there is none). */
 export function promoteExecReport<T>(result: T): T {

@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Dir, Dirent } from 'node:fs';
 import { WorkspaceError, fsError, type DirHandle, type Workspace } from './confine.js';
-import type { CursorCodec } from './cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 

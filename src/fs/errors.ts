@@ -1,7 +1,9 @@
 /**
- * Workspace failures: one error class with stable codes, and the mapping from file-system errors.
- * Messages say what happened and what to do, and name only the user's path, never a host path.
+ * Workspace failures: the workspace's codes of the one error (engine/errors.ts), and the mapping
+ * from file-system errors. Messages say what happened and what to do, and name only the user's
+ * path, never a host path. git and exec raise these codes too.
  */
+import { BudgetError, type LayerError } from '../engine/index.js';
 
 /** Stable codes of tool failures; tool results start their text with the code. */
 export type WorkspaceErrorCode =
@@ -32,20 +34,18 @@ export type WorkspaceErrorCode =
    */
   | 'OUTCOME_UNKNOWN';
 
-export class WorkspaceError extends Error {
-  override readonly name = 'WorkspaceError';
-  constructor(
-    readonly code: WorkspaceErrorCode,
-    message: string,
-    readonly data: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
+declare module '../engine/errors.js' {
+  interface ErrorCodes extends Record<WorkspaceErrorCode, true> {}
 }
 
+/** The one error, raised with a workspace code. */
+export type WorkspaceError = BudgetError<WorkspaceErrorCode>;
+/** The one error's constructor, typed to the workspace's codes (the same class: match with `isBudgetError`). */
+export const WorkspaceError: LayerError<WorkspaceErrorCode> = BudgetError;
+
 /** Map a file-system error to a workspace error with a message that says what to do. */
-export function fsError(e: unknown, path: string | undefined): WorkspaceError {
-  if (e instanceof WorkspaceError) return e;
+export function fsError(e: unknown, path: string | undefined): BudgetError {
+  if (e instanceof BudgetError) return e;
   const err = e as NodeJS.ErrnoException;
   const p = JSON.stringify(path ?? '.');
   switch (err.code) {

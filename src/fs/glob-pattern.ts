@@ -23,6 +23,7 @@
 import { CompiledGlob } from './glob-match.js';
 import { parseGlob, renderAlternative } from './glob-parse.js';
 import { WorkspaceError } from './errors.js';
+import { BudgetError } from '../engine/index.js';
 
 export { MAX_GLOB_ALTERNATIVES, MAX_QUERY_BYTES } from './glob-parse.js';
 export { MAX_GLOB_BUILD_NODES, MAX_GLOB_MATCH_COST, MAX_GLOB_STATES } from './glob-match.js';
@@ -43,7 +44,7 @@ export function expandBraces(query: string, max: number): string[] | null {
   try {
     alternatives = parseGlob(query).alternatives;
   } catch (e) {
-    if (e instanceof WorkspaceError && e.code === 'INPUT_TOO_LARGE' && e.data.value !== undefined) return null;
+    if (e instanceof BudgetError && e.code === 'INPUT_TOO_LARGE' && e.data.value !== undefined) return null;
     throw e;
   }
   return alternatives.length > max ? null : alternatives.map(renderAlternative);

@@ -15,7 +15,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { WorkspaceError, type DirHandle, type Workspace } from './confine.js';
-import type { CursorCodec } from './cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { GlobPlan } from './glob-pattern.js';
 import { GlobWalk, type WalkLimits, type WalkPosition } from './glob-walk.js';
 

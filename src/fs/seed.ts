@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { MAX_PATH_BYTES, WorkspaceError, fsError, isGitComponent, type DirHandle, type Workspace } from './confine.js';
+import { BudgetError } from '../engine/index.js';
 
 /** Caps of `workspace_seed_files`; the inventory and the spec quote them. */
 export const SEED_LIMITS = Object.freeze({
@@ -212,7 +213,7 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
           exists = true;
           if (!st.isFile()) throw new WorkspaceError('NOT_A_FILE', `${JSON.stringify(f.path)} exists and is not a regular file; nothing was written`);
         } catch (e) {
-          if (e instanceof WorkspaceError) throw e;
+          if (e instanceof BudgetError) throw e;
         }
         if (exists && !overwrite) {
           throw new WorkspaceError('ALREADY_EXISTS', `${JSON.stringify(f.path)} already exists; pass overwrite: true to replace it. Nothing was written.`);
@@ -258,7 +259,7 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
       }
     } catch (e) {
       await rollback(committed, staged, createdDirs);
-      throw e instanceof WorkspaceError ? e : fsError(e, staged.at(-1)?.rel);
+      throw e instanceof BudgetError ? e : fsError(e, staged.at(-1)?.rel);
     }
     for (const s of staged) {
       await unlink(s.dir.at(s.temp)).catch(() => undefined);

@@ -7,7 +7,7 @@
  * (git-refs.ts) and status (git-status.ts) are re-exported here.
  */
 import { WorkspaceError, type Workspace } from '../fs/confine.js';
-import type { CursorCodec } from '../fs/cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { MAX_ECHO_BYTES, PageFill, UNBOUNDED_PAGE, bindKey, fieldBytes, itemRoom, putField, type GitPageLimits } from './page-fit.js';
 import { checkNotOption, type GitRunner } from './run-git.js';
 

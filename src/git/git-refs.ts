@@ -6,7 +6,7 @@
  * cursor bounded (a resume name by prefix and hash, `match` by hash).
  */
 import { WorkspaceError } from '../fs/confine.js';
-import type { CursorCodec } from '../fs/cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { ANCHOR_BYTES, AnchorSkip, PageFill, UNBOUNDED_PAGE, anchorFrom, anchorOf, bindKey, fieldBytes, itemRoom, putField, type Anchor, type GitPageLimits } from './page-fit.js';
 import { refsFromFiles, type RefRecord } from './ref-store.js';
 import type { GitRunner } from './run-git.js';

@@ -8,7 +8,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { WorkspaceError } from '../fs/confine.js';
-import type { CursorCodec } from '../fs/cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { PageFill, UNBOUNDED_PAGE, bindKey, cutField, fieldBytes, itemRoom, putField, type GitPageLimits } from './page-fit.js';
 import type { GitRunner } from './run-git.js';
 

@@ -5,7 +5,7 @@
  * `path_truncated`, the page stopped before its JSON passes the page size.
  */
 import { WorkspaceError } from '../fs/confine.js';
-import type { CursorCodec } from '../fs/cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { ANCHOR_BYTES, AnchorSkip, PageFill, UNBOUNDED_PAGE, anchorFrom, anchorOf, fieldBytes, itemRoom, putField, type Anchor, type GitPageLimits } from './page-fit.js';
 import type { GitRunner } from './run-git.js';
 import { untrackedPaths } from './untracked.js';

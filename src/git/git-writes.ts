@@ -10,6 +10,7 @@
 import type { Workspace } from '../fs/confine.js';
 import { WorkspaceError } from '../fs/errors.js';
 import { checkNotOption, type GitRunner } from './run-git.js';
+import { BudgetError } from '../engine/index.js';
 
 /** Caps of the git mutations; the inventory quotes them. */
 export const GIT_WRITE_LIMITS = Object.freeze({
@@ -115,7 +116,7 @@ async function outcomeOf<T>(what: string, failure: unknown, landed: () => Promis
     );
   }
   if (effect !== undefined) return effect;
-  if (failure instanceof WorkspaceError) throw new WorkspaceError(failure.code, `${failure.message}; nothing was written.`, failure.data);
+  if (failure instanceof BudgetError) throw new WorkspaceError(failure.code, `${failure.message}; nothing was written.`, failure.data);
   throw failure;
 }
 
@@ -253,4 +254,4 @@ export async function gitCreateTag(
 }
 
 /** git refused because the ref already existed: the ref found afterwards is not this call's. */
-const isExists = (failure: unknown): boolean => failure instanceof WorkspaceError && /already exists/.test(failure.message);
+const isExists = (failure: unknown): boolean => failure instanceof BudgetError && /already exists/.test(failure.message);

@@ -38,6 +38,7 @@ import { dirname, join, posix, sep } from 'node:path';
 import { WorkspaceError } from '../fs/errors.js';
 import { parseConfigList, vetEntry, type ConfigEntry } from './config-policy.js';
 import { spawnGit } from './spawn-git.js';
+import { BudgetError } from '../engine/index.js';
 
 /** The config files read per call at most (the repository's config, its includes, `config.worktree`). */
 export const MAX_CONFIG_FILES = 64;
@@ -92,8 +93,8 @@ async function readGated(c: Collect, rel: string, cap: number, what: string): Pr
   try {
     opened = await c.src.openFile(rel);
   } catch (e) {
-    if (e instanceof WorkspaceError && e.code === 'NOT_FOUND') return null;
-    const why = e instanceof WorkspaceError && e.code === 'NOT_A_FILE' ? 'is not a regular file (a FIFO, device or directory)' : 'cannot be opened without following a link';
+    if (e instanceof BudgetError && e.code === 'NOT_FOUND') return null;
+    const why = e instanceof BudgetError && e.code === 'NOT_A_FILE' ? 'is not a regular file (a FIFO, device or directory)' : 'cannot be opened without following a link';
     throw unsafe(`\`${rel}\` (${what}) ${why}; the git tools read only regular files inside \`.git\`. Nothing was run.`, { path: rel });
   }
   try {
@@ -347,7 +348,7 @@ async function build(key: string, root: string, files: readonly PrivateFile[], t
     });
   } catch (e) {
     await rm(tmp, { recursive: true, force: true });
-    throw e instanceof WorkspaceError ? e : unsafe(`The private copy of the repository config could not be written (${(e as NodeJS.ErrnoException).code ?? 'error'}); nothing was run.`);
+    throw e instanceof BudgetError ? e : unsafe(`The private copy of the repository config could not be written (${(e as NodeJS.ErrnoException).code ?? 'error'}); nothing was run.`);
   }
   return dir;
 }

@@ -7,6 +7,7 @@
 import type { DirHandle } from '../fs/confine.js';
 import { WorkspaceError } from '../fs/errors.js';
 import type { GitRunner } from './run-git.js';
+import { BudgetError } from '../engine/index.js';
 
 /** Entries of one directory level listed at most (a level is sorted whole to keep git's order). */
 export const MAX_LEVEL_ENTRIES = 200_000;
@@ -173,7 +174,7 @@ export async function listLevel(walk: Walk, dir: DirHandle, base: Buffer): Promi
       entries.push({ name, isDir });
     }
   } catch (e) {
-    if (e instanceof WorkspaceError) throw e;
+    if (e instanceof BudgetError) throw e;
     walk.warn('An untracked directory could not be read; its files are not listed.');
   }
   // A level cut short may hold its `.git` further on.

@@ -6,7 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Workspace } from '../fs/confine.js';
-import { CursorCodec } from '../fs/cursor.js';
+import { CursorCodec } from '../shared/cursor.js';
 import { resolveLimits, type BudgetOptions } from '../engine/index.js';
 import type { TruncationListener } from '../transport/core/response-budget.js';
 import { withResultBudget } from '../transport/decorator/with-result-budget.js';

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Workspace } from '../fs/confine.js';
-import type { CursorCodec } from '../fs/cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { gitLog, gitRefs, gitStatus } from '../git/git-reads.js';
 import { MAX_CONFLICTS, gitMergeStatus, gitStashes } from '../git/git-state.js';
 import { GIT_WRITE_LIMITS, gitCommit, gitCreateBranch, gitCreateTag } from '../git/git-writes.js';

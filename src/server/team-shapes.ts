@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { cutString } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
-import type { CursorCodec } from '../fs/cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore } from '../team/index.js';
 import type { Call, PageBudget } from '../tools/index.js';
 

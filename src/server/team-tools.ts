@@ -5,7 +5,7 @@
  * Channels are created by their first message.
  */
 import { z } from 'zod';
-import { MAX_CURSOR_CHARS, type CursorCodec } from '../fs/cursor.js';
+import { MAX_CURSOR_CHARS, type CursorCodec } from '../shared/cursor.js';
 import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS } from '../team/index.js';
 import { registerTaskTools } from './team-task-tools.js';
 import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, iso, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';

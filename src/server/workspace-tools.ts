@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { DirectoryBrowser } from '../fs/browse.js';
 import type { Workspace } from '../fs/confine.js';
-import type { CursorCodec } from '../fs/cursor.js';
+import type { CursorCodec } from '../shared/cursor.js';
 import { readWindow } from '../fs/read-window.js';
 import { scanWorkspace } from '../fs/scan.js';
 import { DEFAULT_SEARCH_LIMITS, searchFiles } from '../fs/search.js';

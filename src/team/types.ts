@@ -5,6 +5,7 @@
  * (`after`) and returns at most `limit` rows plus `more` (it read `limit + 1`). Positions are
  * plain values; signing them into cursors is the tool layer's job.
  */
+import { BudgetError, type LayerError } from '../engine/index.js';
 import type { ImportOp } from './import.js';
 
 /** Roles, from most to least trusted. */
@@ -45,17 +46,14 @@ export type TeamErrorCode =
   /** The caller's role may not do this (src/team/permissions.ts); the message says what would allow it. */
   | 'PERMISSION_DENIED';
 
-/** The team layer's one error class: a stable `code` and `data` naming the limit and the value. */
-export class TeamError extends Error {
-  override readonly name = 'TeamError';
-  constructor(
-    readonly code: TeamErrorCode,
-    message: string,
-    readonly data: Record<string, unknown> = {},
-  ) {
-    super(message);
-  }
+declare module '../engine/errors.js' {
+  interface ErrorCodes extends Record<TeamErrorCode, true> {}
 }
+
+/** The one error (engine/errors.ts), raised with a team code; `data` names the limit and the value. */
+export type TeamError = BudgetError<TeamErrorCode>;
+/** The one error's constructor, typed to the team's codes (the same class: match with `isBudgetError`). */
+export const TeamError: LayerError<TeamErrorCode> = BudgetError;
 
 export interface Member {
   id: number;

@@ -3,6 +3,6 @@
  * page budgets, work slots). Neither imports the other for it.
  */
 export { fitEchoes, MIN_PAGE_BYTES, PAGE_OVERHEAD_BYTES, pageBudgetFor, searchPathBytes, SERVE_MINIMUMS, type PageBudget } from './page-budget.js';
-export { Call, asWorkspaceError, runToolCall, structured, toolError, type Authority, type CallExtra, type CallHost, type DeclaredTool, type Shape } from './pipeline.js';
+export { Call, asToolFailure, runToolCall, structured, toolError, type Authority, type CallExtra, type CallHost, type DeclaredTool, type Shape } from './pipeline.js';
 export { editDistance, nearestNames, strictInput } from './input.js';
 export { MAX_RUNNING_TOOL_CALLS, WorkLimiter } from './work-limiter.js';

@@ -8,9 +8,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
 import type { WorkspaceErrorCode } from '../fs/errors.js';
-import { TeamError, accessOf, isTeamAction, permissionDenied, type Access, type Action, type Caller, type Member, type TeamStore } from '../team/index.js';
-import { StderrWarnings } from '../transport/core/warnings.js';
+import { accessOf, isTeamAction, permissionDenied, type Access, type Action, type Caller, type Member, type TeamStore } from '../team/index.js';
+import { ERROR_META_KEY } from '../shared/meta.js';
+import { StderrWarnings } from '../shared/warnings.js';
 import { WorkLimiter } from './work-limiter.js';
+import { BudgetError, isBudgetError, type ErrorCode } from '../engine/index.js';
 
 /** Unexpected tool errors for the operator: a client can cause many, so they share stderr's bound. */
 const toolErrors = new StderrWarnings(process.stderr, 'mcp-budget');
@@ -36,14 +38,26 @@ export interface DeclaredTool {
   handler: (args: Record<string, unknown>, call: Call) => Promise<CallToolResult>;
 }
 
-/** Team codes the model already knows from the workspace tools; the rest are the store's trouble. */
-const TEAM_CODES: readonly string[] = ['NOT_FOUND', 'INVALID_PARAMS', 'INPUT_TOO_LARGE', 'ALREADY_EXISTS', 'INVALID_CURSOR', 'PERMISSION_DENIED', 'OUTCOME_UNKNOWN'];
+/**
+ * The code the model sees for a store's own trouble: one it already knows from the workspace tools
+ * (it can act on "not found" or "try again", not on which store file is locked). Every other code
+ * is shown as raised: the error is one tree, so there is nothing else to translate.
+ */
+const MODEL_CODE: Partial<Record<ErrorCode, WorkspaceErrorCode>> = {
+  UNKNOWN_MEMBER: 'NOT_FOUND',
+  STORE_CORRUPT: 'IO_ERROR',
+  STORE_LOCKED: 'IO_ERROR',
+  STORE_UNAVAILABLE: 'IO_ERROR',
+  STORE_NEWER_SCHEMA: 'IO_ERROR',
+  STORE_FOREIGN: 'IO_ERROR',
+  STORE_INSIDE_ROOT: 'IO_ERROR',
+};
 
-/** A team failure (or a busy SQLite store) as a tool failure with a workspace code (one mapping for every route). */
-export function asWorkspaceError(e: unknown): unknown {
-  if (e instanceof TeamError) {
-    const code = (TEAM_CODES.includes(e.code) ? e.code : e.code === 'UNKNOWN_MEMBER' ? 'NOT_FOUND' : 'IO_ERROR') as WorkspaceErrorCode;
-    return new WorkspaceError(code, e.message, e.data);
+/** A failure as the model is told it (one mapping for every route): a described error with the code it sees. */
+export function asToolFailure(e: unknown): unknown {
+  if (isBudgetError(e)) {
+    const shown = MODEL_CODE[e.code];
+    return shown === undefined ? e : new BudgetError(shown, e.message, e.data);
   }
   const sqlite = (e as { code?: unknown } | null)?.code;
   if (typeof sqlite === 'string' && sqlite.startsWith('SQLITE_BUSY')) {
@@ -54,10 +68,10 @@ export function asWorkspaceError(e: unknown): unknown {
 
 /** A tool failure the model can act on: `isError` with the code and what to do. */
 export function toolError(failure: unknown): CallToolResult {
-  const e = asWorkspaceError(failure);
-  const code = e instanceof WorkspaceError ? e.code : 'INTERNAL_ERROR';
+  const e = asToolFailure(failure);
+  const code = e instanceof BudgetError ? e.code : 'INTERNAL_ERROR';
   let message: string;
-  if (e instanceof WorkspaceError) {
+  if (e instanceof BudgetError) {
     message = e.message;
   } else if (e instanceof Error && e.name === 'AbortError') {
     message = 'The call was cancelled'; // the client asked for it: nothing to log (no answer is sent)
@@ -69,8 +83,8 @@ export function toolError(failure: unknown): CallToolResult {
     toolErrors.warn(`unexpected tool error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
   }
   // An unknown outcome carries what is known (a commit id, a task id): the caller checks it, never retries blind.
-  const known = e instanceof WorkspaceError && code === 'OUTCOME_UNKNOWN' ? e.data : {};
-  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { 'io.github.mcp-result-budget/error': { ...known, code } } };
+  const known = e instanceof BudgetError && code === 'OUTCOME_UNKNOWN' ? e.data : {};
+  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { [ERROR_META_KEY]: { ...known, code } } };
 }
 
 /** The structure, with its JSON as the text block (the mirror the budget knows how to rebuild). */

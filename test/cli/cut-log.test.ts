@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CutLog } from '../../src/cli/cut-log.js';
-import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_FIELD_CHARS } from '../../src/transport/core/warnings.js';
+import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_FIELD_CHARS } from '../../src/shared/warnings.js';
 import type { BudgetReport } from '../../src/engine/index.js';
 
 const report = { truncated: true, budget_kind: 'text', omitted_count: 1 } as unknown as BudgetReport;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryBrowser, type DirEntry, type DirPage } from '../../src/fs/browse.js';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { SCAN_COUNT_CAP, scanWorkspace } from '../../src/fs/scan.js';
 import { fillEmpty, mkdirRaw, tempTree, touchRaw } from '../helpers/fs-tree.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DirectoryBrowser } from '../../src/fs/browse.js';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { readWindow } from '../../src/fs/read-window.js';
 import { scanWorkspace } from '../../src/fs/scan.js';
 import { seedFiles } from '../../src/fs/seed.js';

@@ -9,7 +9,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeF
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { GlobPlan } from '../../src/fs/glob-pattern.js';
 import { GlobWalk } from '../../src/fs/glob-walk.js';
 import { DEFAULT_SEARCH_LIMITS, searchFiles, type SearchPage } from '../../src/fs/search.js';

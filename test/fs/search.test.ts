@@ -11,7 +11,7 @@ import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, symlinkSync, w
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { MAX_QUERY_BYTES, checkQuery, searchFiles, type SearchPage } from '../../src/fs/search.js';
 import { tempTree } from '../helpers/fs-tree.js';
 import { exchanger, startSwapper } from '../helpers/swapper.js';

@@ -14,7 +14,7 @@ import { FIXED_OVERRIDES } from '../../src/git/git-env.js';
 import { GitRunner } from '../../src/git/run-git.js';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
 import { gitStatus } from '../../src/git/git-reads.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { git } from '../helpers/git-repo.js';
 import { cleanup, every, initRepo, repoState, runAll, tempDir } from './hostile-fixtures.js';
 

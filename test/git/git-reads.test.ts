@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { LOG_WALK_WINDOW, REF_CANDIDATES, gitLog, gitRefs, gitStatus, type Commit, type StatusEntry } from '../../src/git/git-reads.js';
 import { GitRunner, checkNotOption } from '../../src/git/run-git.js';
 import { createRefs, existsSync, git, gitStatusCode, importHistory, makeFilterHostile, makeHostile, tempRepo, type TempRepo, workspaceTracker } from '../helpers/git-repo.js';

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { gitLog, gitRefs, gitStatus } from '../../src/git/git-reads.js';
 import { gitMergeStatus, gitStashes } from '../../src/git/git-state.js';
 import { gitCommit, gitCreateBranch, gitCreateTag } from '../../src/git/git-writes.js';

@@ -9,7 +9,7 @@ import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { gitRefs, type RefEntry } from '../../src/git/git-reads.js';
 import { GitRunner } from '../../src/git/run-git.js';
 import { git, importHistory, tempRepo, type TempRepo, workspaceTracker } from '../helpers/git-repo.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { gitStatus } from '../../src/git/git-reads.js';
 import { untrackedPaths } from '../../src/git/untracked.js';
 import { GitRunner } from '../../src/git/run-git.js';

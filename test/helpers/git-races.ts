@@ -16,7 +16,7 @@
 import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Workspace, WorkspaceError } from '../../src/fs/confine.js';
-import { CursorCodec } from '../../src/fs/cursor.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
 import { gitLog, gitStatus } from '../../src/git/git-reads.js';
 import { gitCommit } from '../../src/git/git-writes.js';
 import { GitRunner } from '../../src/git/run-git.js';

@@ -27,7 +27,7 @@ import { QUERY_ARGS, type InventoryRow } from '../../src/server/tool-kinds.js';
 import { GIT_WRITE_LIMITS } from '../../src/git/git-writes.js';
 import { GIT_LIMITS } from '../../src/server/git-tools.js';
 import { WORKSPACE_LIMITS } from '../../src/server/workspace-tools.js';
-import { MAX_CURSOR_CHARS } from '../../src/fs/cursor.js';
+import { MAX_CURSOR_CHARS } from '../../src/shared/cursor.js';
 import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS } from '../../src/team/index.js';
 import { cleanEnv, cliPath, ensureBuilt, repoRoot } from '../helpers/cli.js';
 import { fillEmpty, tempTree } from '../helpers/fs-tree.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { EXEC_META_KEY } from '../../src/exec/index.js';
+import { EXEC_META_KEY } from '../../src/shared/meta.js';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
 import { PgTeamStore, TeamError, type Member } from '../../src/team/index.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runProxy } from '../../src/transport/proxy/proxy.js';
-import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_CHARS } from '../../src/transport/core/warnings.js';
+import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_CHARS } from '../../src/shared/warnings.js';
 import { cleanEnv, cliPath, ensureBuilt, repoRoot } from '../helpers/cli.js';
 
 /**

@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StderrWarnings, warningText } from '../core/warnings.js';
+import { StderrWarnings, warningText } from '../../shared/warnings.js';
 import { AnswerTracker } from './answer-tracker.js';
 import { HEADERS_TIMEOUT_MS, MCP_HTTP_PATH, REFUSED_BODY_DRAIN_MS, REQUEST_TIMEOUT_MS, RETRY_AFTER_S, SHUTTING_DOWN, TIMEOUT_CHECK_MS } from './defaults.js';
 import { buildAllowLists, readCappedBody, refusedHeaders, urlHost, type AllowLists } from './request-gate.js';

@@ -15,7 +15,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
 import { runProxy, type ProxyOptions } from '../proxy/proxy.js';
 import { isRequestId } from '../core/request-ids.js';
-import { warningText } from '../core/warnings.js';
+import { warningText } from '../../shared/warnings.js';
 
 /**
  * Connect `local` (client-facing) and `upstream`; resolves once both are started, with a function

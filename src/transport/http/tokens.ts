@@ -7,11 +7,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { BudgetError } from '../../engine/index.js';
 import { MIN_TOKEN_CHARS } from './defaults.js';
 
-/** A token file that cannot be used: the message names the file and the line. */
-export class TokenFileError extends Error {
-  override readonly name = 'TokenFileError';
+declare module '../../engine/errors.js' {
+  interface ErrorCodes {
+    /** A token file that cannot be used: the message names the file and the line. */
+    TOKEN_FILE_INVALID: true;
+  }
+}
+
+/** A token file that cannot be used (the one error, code `TOKEN_FILE_INVALID`). */
+function tokenFileError(message: string): BudgetError<'TOKEN_FILE_INVALID'> {
+  return new BudgetError('TOKEN_FILE_INVALID', message);
 }
 
 interface TokenEntry {
@@ -31,11 +39,11 @@ export class BearerTokens {
     try {
       info = await stat(path);
     } catch (e) {
-      throw new TokenFileError(`cannot read the token file ${JSON.stringify(path)}: ${(e as Error).message}`);
+      throw tokenFileError(`cannot read the token file ${JSON.stringify(path)}: ${(e as Error).message}`);
     }
-    if (!info.isFile()) throw new TokenFileError(`the token file ${JSON.stringify(path)} is not a regular file`);
+    if (!info.isFile()) throw tokenFileError(`the token file ${JSON.stringify(path)} is not a regular file`);
     if (process.platform !== 'win32' && (info.mode & 0o006) !== 0) {
-      throw new TokenFileError(
+      throw tokenFileError(
         `the token file ${JSON.stringify(path)} is readable or writable by others (mode ${(info.mode & 0o777).toString(8)}); run \`chmod 600\` on it`,
       );
     }
@@ -51,16 +59,16 @@ export class BearerTokens {
       if (line === '' || line.startsWith('#')) return;
       const fields = line.split(/\s+/);
       const where = `${name} line ${i + 1}`;
-      if (fields.length !== 2) throw new TokenFileError(`${where}: expected \`TOKEN MEMBER\`, got ${fields.length} fields`);
+      if (fields.length !== 2) throw tokenFileError(`${where}: expected \`TOKEN MEMBER\`, got ${fields.length} fields`);
       const [token, member] = fields as [string, string];
-      if (token.length < MIN_TOKEN_CHARS) throw new TokenFileError(`${where}: the token is shorter than ${MIN_TOKEN_CHARS} characters`);
+      if (token.length < MIN_TOKEN_CHARS) throw tokenFileError(`${where}: the token is shorter than ${MIN_TOKEN_CHARS} characters`);
       const digest = sha256(token);
       const hex = digest.toString('hex');
-      if (seen.has(hex)) throw new TokenFileError(`${where}: the same token is listed twice`);
+      if (seen.has(hex)) throw tokenFileError(`${where}: the same token is listed twice`);
       seen.add(hex);
       entries.push({ digest, member, fingerprint: `sha256:${hex.slice(0, 16)}` });
     });
-    if (entries.length === 0) throw new TokenFileError(`${name} holds no token`);
+    if (entries.length === 0) throw tokenFileError(`${name} holds no token`);
     return new BearerTokens(entries);
   }
 

@@ -25,7 +25,7 @@ import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from '../core/response-budget.js';
 import { ServerOutput } from './server-output.js';
 import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
-import { StderrWarnings } from '../core/warnings.js';
+import { StderrWarnings } from '../../shared/warnings.js';
 
 export interface ProxyOptions {
   command: string;

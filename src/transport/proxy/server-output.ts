@@ -17,7 +17,7 @@ import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from '../core/jsonrpc-
 import { PASS_THROUGH_MAX_BYTES, type LongServerLine } from './long-response.js';
 import { isRequestId, type RequestId } from '../core/request-ids.js';
 import { BOUNDED_METHODS, type ResponseBudget } from '../core/response-budget.js';
-import { warningJson, warningText } from '../core/warnings.js';
+import { warningJson, warningText } from '../../shared/warnings.js';
 
 /** Where {@link ServerOutput} sends what it decides. */
 export interface ServerOutputSinks {

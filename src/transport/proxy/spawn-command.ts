@@ -68,6 +68,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { win32 } from 'node:path';
+import { BudgetError, type LayerError } from '../../engine/index.js';
 import { notAShim } from './batch-shim.js';
 
 /** Why a command cannot be started. */
@@ -83,18 +84,14 @@ export type SpawnCommandErrorCode =
   /** The batch file's command line would be longer than cmd.exe reads. */
   | 'COMMAND_LINE_TOO_LONG';
 
-/** Thrown by {@link planSpawn}; the message says what to do. */
-export class SpawnCommandError extends Error {
-  override readonly name = 'SpawnCommandError';
-
-  constructor(
-    readonly code: SpawnCommandErrorCode,
-    message: string,
-    readonly data: Record<string, unknown>,
-  ) {
-    super(message);
-  }
+declare module '../../engine/errors.js' {
+  interface ErrorCodes extends Record<SpawnCommandErrorCode, true> {}
 }
+
+/** Thrown by {@link planSpawn} (the one error, with a spawn code); the message says what to do. */
+export type SpawnCommandError = BudgetError<SpawnCommandErrorCode>;
+/** The one error's constructor, typed to the spawn codes. */
+export const SpawnCommandError: LayerError<SpawnCommandErrorCode> = BudgetError;
 
 /** What {@link planSpawn} plans from. */
 export interface SpawnCommandOptions {

@@ -18,7 +18,7 @@ import { InflightSlots } from './inflight-slots.js';
 import { errorLine, INVALID_REQUEST, PARSE_ERROR, refusalTarget } from '../core/jsonrpc-errors.js';
 import { LineFramer } from '../core/line-framer.js';
 import { isRequestId, type RequestId } from '../core/request-ids.js';
-import { StderrWarnings } from '../core/warnings.js';
+import { StderrWarnings } from '../../shared/warnings.js';
 import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from '../http/defaults.js';
 
 export { DEFAULT_SERVE_MAX_REQUEST_BYTES };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CursorCodec, isCanonicalBase64url } from '../../src/fs/cursor.js';
+import { CursorCodec, isCanonicalBase64url } from '../../src/shared/cursor.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** Characters a tamperer might try besides the alphabet. */

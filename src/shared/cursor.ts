@@ -9,7 +9,14 @@
  * otherwise name one cursor. Any change to a cursor string is refused.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { WorkspaceError } from './confine.js';
+import { BudgetError } from '../engine/index.js';
+
+declare module '../engine/errors.js' {
+  interface ErrorCodes {
+    /** A cursor this server did not issue, or issued for another tool, path or query. */
+    INVALID_CURSOR: true;
+  }
+}
 
 /** Longest cursor accepted (base64url characters). */
 export const MAX_CURSOR_CHARS = 4096;
@@ -30,8 +37,8 @@ export class CursorCodec {
 
   /** Verify and decode; throws `INVALID_CURSOR` with a message saying what to do. */
   decode(kind: string, cursor: unknown): Record<string, unknown> {
-    const bad = (why: string): WorkspaceError =>
-      new WorkspaceError('INVALID_CURSOR', `Invalid params: \`cursor\` ${why}. Start again without a cursor.`);
+    const bad = (why: string): BudgetError<'INVALID_CURSOR'> =>
+      new BudgetError('INVALID_CURSOR', `Invalid params: \`cursor\` ${why}. Start again without a cursor.`);
     if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_CHARS) throw bad('is not a cursor this server issued');
     const dot = cursor.indexOf('.');
     if (dot <= 0) throw bad('is not a cursor this server issued');

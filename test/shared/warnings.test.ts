@@ -4,7 +4,7 @@
  */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_CHARS, MAX_WARNING_FIELD_CHARS, StderrWarnings, warningJson, warningText } from '../../src/transport/core/warnings.js';
+import { MAX_BUFFERED_WARNING_BYTES, MAX_WARNING_CHARS, MAX_WARNING_FIELD_CHARS, StderrWarnings, warningJson, warningText } from '../../src/shared/warnings.js';
 
 /** A stream that holds every write until `release()`, like a pipe nobody reads (Node's default high-water mark for stderr). */
 class StalledStream extends Writable {
