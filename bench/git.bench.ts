@@ -37,7 +37,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
-import { CursorCodec } from '../dist/fs/cursor.js';
+import { CursorCodec } from '../dist/shared/cursor.js';
 import { Workspace } from '../dist/fs/confine.js';
 import { gitLog, gitRefs, gitStatus } from '../dist/git/git-reads.js';
 import { GitRunner } from '../dist/git/run-git.js';

@@ -4,7 +4,7 @@
  * read), `page` (gitLog first page, limit 30), `full` (read all of `git log --format=%H`, held).
  * Prints one JSON line: the operation's time, the number of records and this process's own maxRSS.
  */
-import { CursorCodec } from '../dist/fs/cursor.js';
+import { CursorCodec } from '../dist/shared/cursor.js';
 import { Workspace } from '../dist/fs/confine.js';
 import { gitLog } from '../dist/git/git-reads.js';
 import { GitRunner } from '../dist/git/run-git.js';

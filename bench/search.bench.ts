@@ -62,7 +62,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
 import { Workspace } from '../src/fs/confine.js';
-import { CursorCodec } from '../src/fs/cursor.js';
+import { CursorCodec } from '../src/shared/cursor.js';
 import { GlobPlan } from '../src/fs/glob-pattern.js';
 import { searchFiles } from '../src/fs/search.js';
 import { fastGlobSearch } from './search-fast-glob.js';

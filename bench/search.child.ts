@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Workspace } from '../src/fs/confine.js';
-import { CursorCodec } from '../src/fs/cursor.js';
+import { CursorCodec } from '../src/shared/cursor.js';
 import { searchFiles } from '../src/fs/search.js';
 import { fastGlobSearch } from './search-fast-glob.js';
 

@@ -38,7 +38,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Bench } from 'tinybench';
-import { CursorCodec } from '../src/fs/cursor.js';
+import { CursorCodec } from '../src/shared/cursor.js';
 import { SqliteTeamStore } from '../src/team/index.js';
 import { assert, fmt, machineLine, rows, table } from './util.js';
 

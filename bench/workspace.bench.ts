@@ -94,7 +94,7 @@ import { fileURLToPath } from 'node:url';
 import { Bench } from 'tinybench';
 import { DirectoryBrowser, type DirPage } from '../src/fs/browse.js';
 import { Workspace } from '../src/fs/confine.js';
-import { CursorCodec } from '../src/fs/cursor.js';
+import { CursorCodec } from '../src/shared/cursor.js';
 import { scanWorkspace, SCAN_COUNT_CAP, type ScanPage } from '../src/fs/scan.js';
 import { assert, fmt, gc, loadLine, machineLine, rows, table } from './util.js';
 

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectoryBrowser } from '../src/fs/browse.js';
 import { Workspace } from '../src/fs/confine.js';
-import { CursorCodec } from '../src/fs/cursor.js';
+import { CursorCodec } from '../src/shared/cursor.js';
 
 const MODES = ['noop', 'first-page', 'readdir'] as const;
 type Mode = (typeof MODES)[number];
