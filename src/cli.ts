@@ -4,7 +4,7 @@
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
-import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, usageError } from './cli/args.js';
+import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, messageCapOf, usageError } from './cli/args.js';
 import { CutLog, cutLogger, logCutsEnabled } from './cli/cut-log.js';
 import { commandHelp, mainHelp, packageVersion, usageText } from './cli/help.js';
 import { listenArgsFromFlags } from './cli/listen-args.js';
@@ -61,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
       const http = listenArgsFromFlags(values, 'proxy');
       const logCuts = logCutsEnabled(values['log-cuts'], process.env);
       const maxRequestBytes = http.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+      const maxMessageBytes = messageCapOf(values['max-message-bytes']);
       if (http.upstreamUrl !== undefined && passthrough.length > 0) throw usageError('proxy takes `--upstream-url URL` or a server command after `--`, not both');
       if (http.upstreamUrl !== undefined || http.listen !== undefined) {
         if (http.upstreamUrl === undefined && passthrough.length === 0) throw usageError('proxy --listen needs the server command after `--` (or `--upstream-url URL`)');
@@ -69,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
         const upstream = passthrough.length > 0 ? { command: passthrough[0]!, args: passthrough.slice(1) } : undefined;
         const log = logCuts ? new CutLog(process.stderr) : undefined;
         return runProxyHttp({
-          limits: options, maxRequestBytes, command: upstream, upstreamUrl: http.upstreamUrl, listen, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr,
+          limits: options, maxRequestBytes, maxMessageBytes, command: upstream, upstreamUrl: http.upstreamUrl, listen, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr,
           ...(log === undefined ? {} : { cutLog: (session?: () => string | undefined) => log.listener(session) }),
         });
       }
@@ -80,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
         args: passthrough.slice(1),
         limits: options,
         maxRequestBytes,
+        maxMessageBytes,
         stdin: process.stdin,
         stdout: process.stdout,
         stderr: process.stderr,

@@ -2,7 +2,7 @@
  * Argument parsing shared by the commands: sizes with KiB/MiB/GiB suffixes, the budget flags,
  * and usage errors that name the flag and its accepted range.
  */
-import { BudgetError, LIMIT_RANGES, LIMITS, NUMERIC_LIMITS, type BudgetOptions, type NumericLimit } from '../engine/index.js';
+import { BudgetError, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, NUMERIC_LIMITS, type BudgetOptions, type NumericLimit } from '../engine/index.js';
 
 declare module '../engine/errors.js' {
   interface ErrorCodes {
@@ -82,4 +82,13 @@ export function budgetOptionsFromEnv(env: NodeJS.ProcessEnv): BudgetOptions {
   if (env.MCP_BUDGET_NOTICE === '0' || env.MCP_BUDGET_NOTICE === 'false') options.notice = false;
   if (env.MCP_BUDGET_PROTOCOL_VERSION) options.protocolVersion = env.MCP_BUDGET_PROTOCOL_VERSION;
   return options;
+}
+
+/** `--max-message-bytes` as a number of bytes, checked against its range (undefined: the default). */
+export function messageCapOf(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = parseSize('--max-message-bytes', value);
+  const { min, max } = MAX_MESSAGE_BYTES_RANGE;
+  if (n < min || n > max) throw usageError(`Expected \`--max-message-bytes\` to be from ${min} to ${max} bytes (1KiB–8MiB), got ${JSON.stringify(value)}`);
+  return n;
 }

@@ -3,7 +3,7 @@
  * these tables (src/cli/parse.ts) and `--help` is printed from them (src/cli/help.ts), so the
  * flags a command accepts and the flags its help lists cannot drift apart.
  */
-import { DEFAULT_LIMITS, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, type NumericLimit } from '../engine/index.js';
+import { DEFAULT_LIMITS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, type NumericLimit } from '../engine/index.js';
 import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
 import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from '../transport/stdio/stdio-server.js';
 import { BUDGET_FLAGS } from './args.js';
@@ -101,6 +101,14 @@ export const LISTEN_FLAG_SPECS: readonly FlagSpec[] = [
 export const STATELESS: FlagSpec = { name: 'stateless', type: 'boolean', help: 'one transport per request, no sessions (with --listen)' };
 /** `--cursor-key-file` (serve). */
 export const CURSOR_KEY_FILE: FlagSpec = { name: 'cursor-key-file', type: 'string', value: 'FILE', help: 'cursor signing key shared by replicas', default: 'random per process', env: 'MCP_BUDGET_CURSOR_KEY (the key itself)' };
+/** `--max-message-bytes` (proxy). */
+export const MAX_MESSAGE_BYTES: FlagSpec = {
+  name: 'max-message-bytes',
+  type: 'string',
+  value: 'N',
+  help: `largest server message that is not a tool result, passed whole (${formatBytes(MAX_MESSAGE_BYTES_RANGE.min)}–${formatBytes(MAX_MESSAGE_BYTES_RANGE.max)}): a larger request is answered to the server with an error, a notification dropped, a response withheld`,
+  default: formatBytes(DEFAULT_MAX_MESSAGE_BYTES),
+};
 /** `--upstream-url` (proxy). */
 export const UPSTREAM_URL: FlagSpec = { name: 'upstream-url', type: 'string', value: 'URL', help: 'bound a remote Streamable HTTP server instead of spawning COMMAND' };
 
@@ -122,8 +130,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'proxy',
     summary: 'Run a stdio MCP server (or reach a Streamable HTTP one) and bound every tools/call result it returns.',
-    usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--log-cuts] [--listen [HOST:]PORT ...] --upstream-url URL'],
-    flags: [UPSTREAM_URL, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--max-message-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--max-message-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] --upstream-url URL'],
+    flags: [UPSTREAM_URL, MAX_MESSAGE_BYTES, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
     positionals: false,
     example: 'mcp-budget proxy --max-bytes 32KiB -- npx -y @modelcontextprotocol/server-filesystem .',
     notes: ['The `--` may be left out (some launchers consume it): the command then starts at the first word that is not a flag of proxy or a flag\'s value.'],

@@ -26,6 +26,8 @@ export interface ProxyHttpOptions {
   limits: BudgetOptions;
   /** Caps a client message (HTTP body, or stdio line). */
   maxRequestBytes: number;
+  /** The cap on server messages that are not tool results. @default 1 MiB */
+  maxMessageBytes?: number | undefined;
   /** The stdio server to spawn per session (with `listen`). */
   command?: { command: string; args: string[] };
   /** The remote Streamable HTTP server. */
@@ -55,9 +57,11 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
     o.stderr.write(`${name}: cannot reach the upstream ${o.upstreamUrl!.href} (${unreachable}); start it first, or check --upstream-url.\n`);
     return 1;
   }
+  // One cap on the server's messages that are not tool results, whichever way they come in.
+  const messageCap = o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes };
   if (o.listen === undefined) {
     // stdio client ↔ remote server.
-    const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes, name }), withCutLog(o.limits, o.cutLog?.()));
+    const local = withResultBudget(new BoundedStdioServerTransport({ stdin: o.stdin, stdout: o.stdout, stderr: o.stderr, maxRequestBytes: o.maxRequestBytes, name }), { ...withCutLog(o.limits, o.cutLog?.()), ...messageCap });
     const remote = upstream();
     let closeBoth: () => Promise<void> = async () => undefined;
     const closed = new Promise<void>((resolve) => {
@@ -78,7 +82,7 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
     async connect(transport) {
       if (o.upstreamUrl !== undefined) {
         const remote = upstream();
-        const close = await relayTransports(withResultBudget(transport, withCutLog(o.limits, o.cutLog?.(() => transport.sessionId))), remote, warn);
+        const close = await relayTransports(withResultBudget(transport, { ...withCutLog(o.limits, o.cutLog?.(() => transport.sessionId)), ...messageCap }), remote, warn);
         return async () => {
           await remote.terminateSession().catch(() => undefined);
           await close();
@@ -86,7 +90,7 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
       }
       const { command, args } = o.command!;
       const onTruncated = o.cutLog?.(() => transport.sessionId);
-      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, stderr: o.stderr, ...(onTruncated === undefined ? {} : { onTruncated }) }, warn);
+      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, ...messageCap, stderr: o.stderr, ...(onTruncated === undefined ? {} : { onTruncated }) }, warn);
     },
   };
   return runHttpListener(app, options);

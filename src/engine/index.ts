@@ -15,6 +15,8 @@ export type { BudgetEvents, JsonEvents } from './events.js';
 export { fitsWithinBudget } from './fits.js';
 export {
   DEFAULT_FAST_PATH_BYTES,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  MAX_MESSAGE_BYTES_RANGE,
   DEFAULT_LIMITS,
   DEFAULT_MAX_REQUEST_BYTES,
   KIND_LIMIT,

@@ -196,3 +196,13 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'res
 export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 /** Proxy: server lines up to this size are parsed whole (JSON.parse wins below ~1 MiB); larger ones stream. */
 export const DEFAULT_FAST_PATH_BYTES = 1024 * 1024;
+/**
+ * Every message from a server that is not a tool result (a request such as sampling or
+ * elicitation, a notification, a response to another method) is passed whole up to this size and
+ * never cut (a cut changes what it asks or says): over it, a request is answered to the server
+ * with an error, a notification dropped with a counted warning, a response withheld with an error
+ * (`--max-message-bytes`, specs/threat-model.md). @default 1 MiB
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
+/** The range of `--max-message-bytes`: up to what the proxy holds of one line it does not bound. */
+export const MAX_MESSAGE_BYTES_RANGE = Object.freeze({ min: 1024, max: 8 * 1024 * 1024 });

@@ -2,12 +2,13 @@
  * The class of upstream answers the envelope tests generate: every combination of top-level keys,
  * with the big member first, in the middle or last, and what the proxy must make of each.
  */
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/engine/index.js';
 
 /** The default budget (bytes) and how much a response line may add to it (envelope, id). */
 export const BUDGET = 64 * 1024;
 export const SLACK = 512;
-/** Requests and notifications from the server pass whole up to this size. */
-export const PASS_MAX = 8 * 1024 * 1024;
+/** Requests and notifications from the server pass whole up to this size (the cap on messages that are not tool results). */
+export const PASS_MAX = DEFAULT_MAX_MESSAGE_BYTES;
 
 export type IdForm = 'exact' | 'string' | 'null' | 'absent';
 export type MethodForm = 'string' | 'null' | 'absent';

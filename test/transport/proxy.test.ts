@@ -315,7 +315,7 @@ describe('proxy: SDK client through one proxy session (default budget)', () => {
     const e = await rejection(s.client.readResource({ uri: 'file:///big' }));
     expect(e).toBeInstanceOf(McpError);
     expect(e.code).toBe(-32001);
-    expect(e.message).toMatch(/not a tools\/call result/);
+    expect(e.message).toMatch(/cap on messages that are not tool results/);
     await until(() => /withheld a \d+-byte response to request .*not a tool result/.test(s.stderr()));
     expect(await s.client.callTool({ name: 'small', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'hello' }] });
   });
@@ -543,13 +543,33 @@ describe.concurrent('proxy: faults', () => {
     expect(JSON.parse((r.content as Block[])[0]!.text!)).toMatchObject({ result: { content: { text: 'summary' } } });
   });
 
-  it('proxy: a 2 MB server notification and server→client request pass through (not dropped) [src bug]', async ({ procs }) => {
-    // Over the 1 MiB fast path, a server line must be a response: a notification is dropped, and a
-    // request (here sampling/createMessage) is dropped unanswered, so the server waits forever.
+  it('proxy: a 2 MB server notification is dropped and a 2 MB sampling request answered to the server, never reaching the client', async ({ procs }) => {
+    // Over the cap on messages that are not tool results (1 MiB): the host never feeds the model a
+    // sampling request it did not budget, and the server is not left waiting for an answer.
     const seen = { logs: 0, asked: 0 };
     const s = await procs.sdk([], {}, samplingClient(seen));
-    await s.client.callTool({ name: 'ask_client_big', arguments: { mb: 2 } }, undefined, { timeout: 3000 });
-    expect(seen).toEqual({ logs: 1, asked: 1 });
+    const r = (await s.client.callTool({ name: 'ask_client_big', arguments: { mb: 2 } }, undefined, { timeout: 10_000 })) as CallToolResult;
+    expect(seen).toEqual({ logs: 0, asked: 0 });
+    const answered = JSON.parse((r.content as Block[])[0]!.text!) as { error: { code: number; message: string } };
+    expect(answered.error.code).toBe(-32600);
+    expect(answered.error.message).toMatch(/not passed to the client.*--max-message-bytes/);
+    await until(() => (s.stderr().match(/request or notification from the MCP server \(over the 1048576-byte cap/g) ?? []).length === 2);
+  });
+
+  it('proxy: --max-message-bytes holds every message that is not a tool result to the cap, on the parsed path too', async ({ procs }) => {
+    const seen = { logs: 0, asked: 0 };
+    const s = await procs.sdk(['--max-message-bytes', '256KiB'], {}, samplingClient(seen));
+    const r = (await s.client.callTool({ name: 'ask_client_big', arguments: { mb: 0.5 } }, undefined, { timeout: 10_000 })) as CallToolResult;
+    expect(seen).toEqual({ logs: 0, asked: 0 });
+    expect(JSON.parse((r.content as Block[])[0]!.text!)).toMatchObject({ error: { code: -32600 } });
+    await until(() => /dropped a notifications\/message notification of \d+ bytes, over the 262144-byte cap/.test(s.stderr()));
+    await until(() => /answered the MCP server's request "srv-\d+" with an error and did not pass it on/.test(s.stderr()));
+    // A response to another method: whole under the cap, withheld over it; tool results are budgeted, not capped.
+    expect(await s.client.readResource({ uri: 'file:///sized/100000' })).toMatchObject({ contents: [{ uri: 'file:///sized/100000' }] });
+    const e = await rejection(s.client.readResource({ uri: 'file:///sized/300000' }));
+    expect(e.code).toBe(-32001);
+    expect(e.message).toMatch(/over mcp-budget's 262144-byte cap on messages that are not tool results/);
+    expect(await s.client.callTool({ name: 'sized_text', arguments: { bytes: 300_000 } })).toMatchObject({ _meta: { 'io.github.mcp-result-budget/budget': { truncated: true } } });
   });
 
   it('proxy: the SDK client closing leaves no process behind', async ({ procs }) => {

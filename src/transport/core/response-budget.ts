@@ -7,8 +7,8 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../../engine/index.js';
-import { classifyMessage, errorMessage, INTERNAL_ERROR } from './jsonrpc-errors.js';
+import { boundJson, DEFAULT_MAX_MESSAGE_BYTES, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../../engine/index.js';
+import { classifyMessage, errorMessage, INTERNAL_ERROR, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
 
@@ -29,8 +29,13 @@ type Json = Record<string, unknown>;
 export type Routing =
   /** Send this (the very object given when nothing changed). */
   | { action: 'send'; message: unknown }
-  /** Send nothing: a response that answers nothing pending, or an invalid message naming no pending request. */
-  | { action: 'drop'; reason: 'unmatched' | 'invalid'; id: unknown; why?: string }
+  /**
+   * Send nothing: a response that answers nothing pending, an invalid message naming no pending
+   * request, or a notification over the cap on messages (`over-cap`).
+   */
+  | { action: 'drop'; reason: 'unmatched' | 'invalid' | 'over-cap'; id: unknown; why?: string }
+  /** A server request over the cap on messages: never sent to the client; `message`, an error, answers it to the server. */
+  | { action: 'answer-server'; id: RequestId; message: Json; why: string }
   /** An invalid answer to pending request `id`: send `message`, an error, in its place. */
   | { action: 'refuse'; id: RequestId; message: Json; why: string };
 
@@ -91,6 +96,8 @@ export class ResponseBudget {
     private readonly options: BudgetOptions,
     private readonly onTruncated?: TruncationListener,
     tools?: ToolCatalogInput,
+    /** The cap on every message from the server that is not a tool result (see {@link route}). */
+    readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES,
   ) {
     this.current = resolveLimits(options);
     // A catalog given up front serves transports that never see `tools/list` (stateless HTTP).
@@ -162,18 +169,32 @@ export class ResponseBudget {
 
   /**
    * What to do with one message from the server, classified by all of its top-level keys
-   * (`classifyMessage`). Requests and notifications are sent as they are. A response that answers
-   * a pending request is sent with only its standard members (`jsonrpc`, `id`, `result`, `error`),
-   * bounded when it answers a tool call; the same object comes back when nothing changed, so
-   * callers can pass the original bytes on. A response that answers nothing pending is dropped,
-   * except an error naming no request (`id` null or missing), which is bounded and sent. An
-   * invalid message (both a request and a response, both `result` and `error`, neither, or a
-   * response the budget cannot read) never passes: the pending request its id names is answered
-   * with an error instead, so no result goes out unbounded and no request is left waiting.
+   * (`classifyMessage`). A response that answers a pending request is sent with only its standard
+   * members (`jsonrpc`, `id`, `result`, `error`), bounded when it answers a tool call; the same
+   * object comes back when nothing changed, so callers can pass the original bytes on. A response
+   * that answers nothing pending is dropped, except an error naming no request (`id` null or
+   * missing), which is bounded and sent. An invalid message (both a request and a response, both
+   * `result` and `error`, neither, or a response the budget cannot read) never passes: the pending
+   * request its id names is answered with an error instead, so no result goes out unbounded and no
+   * request is left waiting.
+   *
+   * Every other message is held to one stated cap, {@link maxMessageBytes}, and never cut (a cut
+   * would change what it asks or says): a server request over it is answered to the server with an
+   * error and never reaches the client, a notification over it is dropped, a response to another
+   * method over it is withheld with an error. `bytes`: the message's size as read, when known (it
+   * is measured otherwise, only for messages that are not tool results).
    */
-  route(message: unknown): Routing {
+  route(message: unknown, bytes?: number): Routing {
     const kind = classifyMessage(message);
-    if (kind === 'request' || kind === 'notification') return { action: 'send', message };
+    if (kind === 'request' || kind === 'notification') {
+      const size = bytes ?? jsonBytes(message);
+      if (size <= this.maxMessageBytes) return { action: 'send', message };
+      const m = message as Json;
+      const why = `${size} bytes, over the ${this.maxMessageBytes}-byte cap on messages that are not tool results`;
+      if (kind === 'notification') return { action: 'drop', reason: 'over-cap', id: undefined, why: `a ${String(m.method)} notification of ${why}` };
+      const text = `mcp-budget: the ${String(m.method)} request (${why}) was not passed to the client. Send less, or raise --max-message-bytes.`;
+      return { action: 'answer-server', id: m.id as RequestId, why, message: errorMessage(m.id as RequestId, INVALID_REQUEST, text) };
+    }
     const m = message as Json;
     if (kind === 'invalid') return this.refuse(isObject(m) ? m.id : undefined, invalidWhy(m));
     const to = this.claim(m.id, !('result' in m));
@@ -185,11 +206,22 @@ export class ResponseBudget {
         return { action: 'drop', reason: 'invalid', id: m.id, why: (e as Error).message };
       }
     }
+    if (!BOUNDED_METHODS.has(to.request.method)) {
+      const size = bytes ?? jsonBytes(m);
+      if (size > this.maxMessageBytes) return this.withheld(to.key, to.request.method, size);
+    }
     try {
       return { action: 'send', message: this.rewrite(responseOnly(m), to.request) };
     } catch (e) {
       return refusal(to.key, (e as Error).message);
     }
+  }
+
+  /** The error that answers request `id` in place of a response to `method` too large to pass (and not a tool result). */
+  withheld(id: RequestId, method: string, size: number): Routing & { action: 'refuse' } {
+    const why = `the ${size}-byte response to ${method} is over the ${this.maxMessageBytes}-byte cap on messages that are not tool results`;
+    const text = `The MCP server's response (${size} bytes) is over mcp-budget's ${this.maxMessageBytes}-byte cap on messages that are not tool results, so it was withheld. Ask for less (use paging or filters).`;
+    return { action: 'refuse', id, why, message: errorMessage(id, RESPONSE_TOO_LARGE, text) };
   }
 
   /**
@@ -278,6 +310,11 @@ export class ResponseBudget {
     }
     return result;
   }
+}
+
+/** UTF-8 bytes of a message as JSON (measured for messages that are not tool results, and for a truncation listener). */
+function jsonBytes(v: unknown): number {
+  return Buffer.byteLength(JSON.stringify(v) ?? '');
 }
 
 /** UTF-8 bytes of a value as JSON (only measured for a truncation listener). */

@@ -12,7 +12,7 @@
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import type { BudgetOptions } from '../../engine/index.js';
+import { BudgetError, DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_RANGE, type BudgetOptions } from '../../engine/index.js';
 import { ResponseBudget, type ToolCatalogInput, type TruncationListener } from '../core/response-budget.js';
 
 /** Options of {@link withResultBudget}: budget limits, an observer, and the tool catalog. */
@@ -26,6 +26,13 @@ export interface ResultBudgetOptions extends BudgetOptions {
    * `tools/list` responses otherwise. See {@link toolCatalogOf}. @default learned from tools/list
    */
   tools?: ToolCatalogInput;
+  /**
+   * Every message the server sends that is not a tool result (a request such as sampling, a
+   * notification, a response to another method) passes whole up to this size and is never cut;
+   * over it, a request is answered to the server with an error, a notification dropped and a
+   * response withheld with an error, each reported through `onerror`. @default 1 MiB
+   */
+  maxMessageBytes?: number;
 }
 
 class ResultBudgetTransport implements Transport {
@@ -40,8 +47,8 @@ class ResultBudgetTransport implements Transport {
     private readonly inner: Transport,
     options: ResultBudgetOptions,
   ) {
-    const { onTruncated, tools, ...limits } = options;
-    this.budget = new ResponseBudget(limits, onTruncated, tools);
+    const { onTruncated, tools, maxMessageBytes, ...limits } = options;
+    this.budget = new ResponseBudget(limits, onTruncated, tools, checkMessageCap(maxMessageBytes));
     // Chain what the application installed on the inner transport before connect().
     const appMessage = inner.onmessage;
     const appClose = inner.onclose;
@@ -92,12 +99,33 @@ class ResultBudgetTransport implements Transport {
       this.onerror?.(new Error(`mcp-result-budget: replaced an invalid response to request ${JSON.stringify(r.id)} with an error: ${r.why}`));
       return this.inner.send(r.message as JSONRPCMessage, options);
     }
+    if (r.action === 'answer-server') {
+      // A server request over the cap on messages never reaches the client: the server gets its
+      // error as if the client had answered, so it does not wait forever.
+      this.onerror?.(new Error(`mcp-result-budget: answered the server's request ${JSON.stringify(r.id)} with an error and did not send it: ${r.why}`));
+      queueMicrotask(() => this.onmessage?.(r.message as JSONRPCMessage));
+      return Promise.resolve();
+    }
+    if (r.reason === 'over-cap') {
+      this.onerror?.(new Error(`mcp-result-budget: dropped ${r.why ?? 'a notification over the cap on messages'}`));
+      return Promise.resolve();
+    }
     // A response that answers nothing pending (a duplicate, an answer to a cancelled request)
     // could still be taken, unbounded, by a lenient client, so it is not sent.
     const what = r.reason === 'unmatched' ? 'no pending request has that id' : `it is not a valid JSON-RPC message (${r.why ?? 'invalid'})`;
     this.onerror?.(new Error(`mcp-result-budget: dropped a response to request ${JSON.stringify(r.id)}: ${what}`));
     return Promise.resolve();
   }
+}
+
+/** The cap on messages that are not tool results, checked against its range. */
+function checkMessageCap(n: number | undefined): number {
+  if (n === undefined) return DEFAULT_MAX_MESSAGE_BYTES;
+  const { min, max } = MAX_MESSAGE_BYTES_RANGE;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new BudgetError('LIMIT_OUT_OF_RANGE', `Expected \`maxMessageBytes\` to be an integer from ${min} to ${max}, got ${String(n)}`, { option: 'maxMessageBytes', min, max, value: n });
+  }
+  return n;
 }
 
 /**

@@ -6,11 +6,11 @@
  * unanswered); the real id is put back when the bounded response is written.
  *
  * What the line is gets decided only when its top level has ended, from all of its keys: a
- * `method` or `params` may come after a huge `result`, or before it. The raw bytes are held, up to
- * {@link PASS_THROUGH_MAX_BYTES}, only while the line may still be a request or notification (no
- * `result` or `error` seen yet): a line with either is never passed on raw, whatever else it holds.
- * A line whose top level repeats a classifying member is invalid whatever it holds (parsers
- * disagree on which one counts): once the repeat is seen, the budget is fed no more.
+ * `method` or `params` may come after a huge `result`, or before it. Nothing of it is held: the
+ * fast path is at least the cap on messages that are not tool results (`maxMessageBytes`), so a
+ * request or notification this long is over that cap and is refused whatever it holds. A line
+ * whose top level repeats a classifying member is invalid whatever it holds (parsers disagree on
+ * which one counts): once the repeat is seen, the budget is fed no more.
  */
 import { ByteBudget, type ResolvedLimits } from '../../engine/index.js';
 import { EnvelopeScanner, type EnvelopeFacts } from '../core/envelope-scan.js';
@@ -18,14 +18,9 @@ import { repeatWhy } from '../core/repeated-members.js';
 import { classifyEnvelope } from '../core/jsonrpc-errors.js';
 import { ReceiptCapture } from '../core/receipt-capture.js';
 
-/** A server request or notification longer than the fast path is held and passed up to this size. */
-export const PASS_THROUGH_MAX_BYTES = 8 * 1024 * 1024;
-
 /** What a finished long line turned out to be. */
 export type LongLineOutcome =
-  /** A request or notification small enough to pass on: its raw bytes. */
-  | { kind: 'message'; bytes: Buffer[] }
-  /** A request or notification too large to pass on. */
+  /** A request or notification: longer than the fast path, so over the cap on messages. */
   | { kind: 'message-too-large'; facts: EnvelopeFacts }
   /**
    * Not a valid JSON-RPC message, or a response the budget could not read; `facts` says whether
@@ -45,9 +40,6 @@ export class LongServerLine {
   private readonly scanner: EnvelopeScanner;
   private readonly capture: ReceiptCapture | undefined;
   private failed: string | undefined;
-  /** Raw bytes held while the line may still be a request or notification to pass on whole. */
-  private held: Buffer[] | undefined = [];
-  private heldBytes = 0;
   private readonly feed = (piece: Buffer): void => {
     if (this.failed !== undefined) return;
     try {
@@ -70,19 +62,9 @@ export class LongServerLine {
   }
 
   chunk(bytes: Buffer): void {
-    if (this.held !== undefined) {
-      if (this.heldBytes + bytes.length <= PASS_THROUGH_MAX_BYTES) {
-        this.held.push(Buffer.from(bytes));
-        this.heldBytes += bytes.length;
-      } else {
-        this.held = undefined;
-      }
-    }
     this.scanner.push(bytes, this.feed);
     this.capture?.push(bytes);
-    // A `result` or `error` makes the line a response or invalid: it will never pass on raw.
     const f = this.scanner.facts;
-    if (this.held !== undefined && (f.hasResult || f.hasError || f.repeated !== undefined)) this.held = undefined;
     if (f.repeated !== undefined) this.failed ??= repeatWhy(f.repeated);
   }
 
@@ -90,9 +72,7 @@ export class LongServerLine {
     const facts = this.scanner.end();
     if (facts.repeated !== undefined) return { kind: 'invalid', why: repeatWhy(facts.repeated), facts };
     const kind = classifyEnvelope(facts);
-    if (kind === 'request' || kind === 'notification') {
-      return this.held !== undefined ? { kind: 'message', bytes: this.held } : { kind: 'message-too-large', facts };
-    }
+    if (kind === 'request' || kind === 'notification') return { kind: 'message-too-large', facts };
     if (kind === 'invalid') return { kind: 'invalid', why: invalidWhy(facts), facts };
     if (this.failed !== undefined) return { kind: 'invalid', why: this.failed, facts };
     try {

@@ -16,11 +16,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../../engine/index.js';
+import { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES, type BudgetOptions } from '../../engine/index.js';
 import { EnvelopeScanner } from '../core/envelope-scan.js';
 import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
 import { LineFramer } from '../core/line-framer.js';
-import { LongServerLine, PASS_THROUGH_MAX_BYTES } from './long-response.js';
+import { LongServerLine } from './long-response.js';
 import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from '../core/response-budget.js';
 import { ServerOutput } from './server-output.js';
@@ -33,8 +33,14 @@ export interface ProxyOptions {
   limits: BudgetOptions;
   /** Client→server lines over this are refused with a JSON-RPC error. @default 4 MiB */
   maxRequestBytes?: number;
-  /** Server lines up to this size are parsed whole; larger ones stream. @default 1 MiB */
+  /** Server lines up to this size are parsed whole; larger ones stream. At least `maxMessageBytes`. @default 1 MiB */
   fastPathBytes?: number;
+  /**
+   * Every server message that is not a tool result (a request such as sampling, a notification, a
+   * response to another method) passes whole up to this size; over it, it never reaches the client
+   * (specs/threat-model.md, "Every message bounded"). @default 1 MiB
+   */
+  maxMessageBytes?: number;
   /** After asking the server to stop, wait this long before killing it. @default 2000 */
   killGraceMs?: number;
   stdin: Readable;
@@ -47,7 +53,7 @@ export interface ProxyOptions {
   handleSignals?: boolean;
 }
 
-export { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_REQUEST_BYTES, PASS_THROUGH_MAX_BYTES };
+export { DEFAULT_FAST_PATH_BYTES, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES };
 
 /** Run the proxy until the server exits; resolves with the exit code to use. */
 export function runProxy(opts: ProxyOptions): Promise<number> {
@@ -73,7 +79,7 @@ class Proxy {
     private readonly o: ProxyOptions,
     private readonly done: (code: number) => void,
   ) {
-    this.budget = new ResponseBudget(o.limits, o.onTruncated);
+    this.budget = new ResponseBudget(o.limits, o.onTruncated, undefined, o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     this.warnings = new StderrWarnings(o.stderr, 'mcp-budget proxy');
     this.name = [o.command, ...o.args].join(' ').slice(0, 200);
     this.output = new ServerOutput({
@@ -230,7 +236,10 @@ class Proxy {
     const fromServer = this.child.stdout!;
     let long: LongServerLine | undefined;
     const collector = new StreamedBytesCollector();
-    const framer = new LineFramer(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, {
+    // A line the fast path parses whole may be any message; a longer one is over the cap on
+    // messages that are not tool results, so the streamed path need hold none of it.
+    const fastPath = Math.max(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, this.budget.maxMessageBytes);
+    const framer = new LineFramer(fastPath, {
       line: (bytes) => this.output.line(bytes),
       long: {
         // An id longer than any client message cannot answer a request: it is not held. A receipt

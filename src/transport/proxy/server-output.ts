@@ -13,8 +13,8 @@
  */
 import type { EnvelopeFacts } from '../core/envelope-scan.js';
 import { repeatedMembers, repeatWhy } from '../core/repeated-members.js';
-import { errorLine, INVALID_REQUEST, RESPONSE_TOO_LARGE } from '../core/jsonrpc-errors.js';
-import { PASS_THROUGH_MAX_BYTES, type LongServerLine } from './long-response.js';
+import { errorLine, INVALID_REQUEST } from '../core/jsonrpc-errors.js';
+import type { LongServerLine } from './long-response.js';
 import { isRequestId, type RequestId } from '../core/request-ids.js';
 import { BOUNDED_METHODS, type ResponseBudget } from '../core/response-budget.js';
 import { warningJson, warningText } from '../../shared/warnings.js';
@@ -58,7 +58,8 @@ export class ServerOutput {
         out.push(...answers);
         continue;
       }
-      const o = this.route(m);
+      // A line of one message is measured as read; a batch's messages are measured one by one.
+      const o = this.route(m, batch ? undefined : bytes.length);
       if (o !== m) changed = true;
       if (o !== undefined) out.push(o);
     }
@@ -83,14 +84,20 @@ export class ServerOutput {
   }
 
   /** What to send for one message from the server (undefined: drop it). */
-  private route(message: unknown): unknown {
-    const r = this.o.budget.route(message);
+  private route(message: unknown, bytes: number | undefined): unknown {
+    const r = this.o.budget.route(message, bytes);
     if (r.action === 'send') return r.message;
     if (r.action === 'refuse') {
       this.refused(r.id, r.why);
       return r.message;
     }
+    if (r.action === 'answer-server') {
+      this.o.warn(`answered the MCP server's request ${warningJson(r.id)} with an error and did not pass it on: ${warningText(r.why)}`);
+      this.o.toServer(JSON.stringify(r.message) + '\n');
+      return undefined;
+    }
     if (r.reason === 'unmatched') this.dropUnmatched(r.id);
+    else if (r.reason === 'over-cap') this.o.warn(`dropped ${warningText(r.why ?? 'a notification over the cap')}`);
     else this.dropInvalid(r.id, r.why ?? 'invalid');
     return undefined;
   }
@@ -115,16 +122,13 @@ export class ServerOutput {
   /** One line from the server that streamed through the budget. */
   longLine(l: LongServerLine, total: number): void {
     const outcome = l.end();
-    if (outcome.kind === 'message') {
-      this.o.toClient(Buffer.concat([...outcome.bytes, NEWLINE]));
-      return;
-    }
     if (outcome.kind === 'message-too-large') {
-      this.o.warn(`dropped a ${total}-byte request or notification from the MCP server (over ${PASS_THROUGH_MAX_BYTES} bytes)`);
+      const cap = this.o.budget.maxMessageBytes;
+      this.o.warn(`dropped a ${total}-byte request or notification from the MCP server (over the ${cap}-byte cap on messages that are not tool results)`);
       const { idState, id } = outcome.facts;
       if (idState === 'value' && isRequestId(id)) {
         // A request nobody will see must not leave the server waiting forever.
-        this.o.toServer(errorLine(id, INVALID_REQUEST, `mcp-budget proxy: request of ${total} bytes is too large to pass to the client`));
+        this.o.toServer(errorLine(id, INVALID_REQUEST, `mcp-budget: the request (${total} bytes, over the ${cap}-byte cap on messages that are not tool results) was not passed to the client. Send less, or raise --max-message-bytes.`));
       }
       return;
     }
@@ -153,15 +157,9 @@ export class ServerOutput {
     const { request } = to;
     const answered = id as RequestId; // a request was claimed: the id the server wrote names it
     if (!BOUNDED_METHODS.has(request.method)) {
+      // Longer than the fast path, so over the cap on messages that are not tool results.
       this.o.warn(`withheld a ${total}-byte response to request ${warningJson(id)}: too large and not a tool result`);
-      this.o.toClient(
-        errorLine(
-          answered,
-          RESPONSE_TOO_LARGE,
-          `The MCP server's response (${total} bytes) is over mcp-budget's ${this.o.budget.limits.maxResultBytes}-byte budget ` +
-            `and is not a tools/call result, so it was withheld. Ask for less (use paging or filters).`,
-        ),
-      );
+      this.o.toClient(JSON.stringify(this.o.budget.withheld(to.key, request.method, total).message) + '\n');
       return;
     }
     let result = message.result;
