@@ -7,7 +7,8 @@
 import { realpathSync } from 'node:fs';
 import { usageError } from '../cli/args.js';
 import { requiredValue, type FlagValues } from '../cli/parse.js';
-import { PgTeamStore, ROLES, SqliteTeamStore, TeamError, importJsonLines, isPostgresTarget, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
+import { PgTeamStore, ROLES, SqliteTeamStore, importJsonLines, isPostgresTarget, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
+import { isBudgetError } from '../engine/index.js';
 
 /** Streams of {@link runTeam}. */
 export interface TeamCommandIo {
@@ -95,7 +96,8 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
     }
     return 0;
   } catch (e) {
-    if (e instanceof TeamError) {
+    // A store's or a member's failure is printed with its code (exit 1); a usage error goes on to the CLI (exit 2).
+    if (isBudgetError(e) && e.code !== 'USAGE') {
       io.stderr.write(`mcp-budget: ${e.code}: ${e.message}\n`);
       return 1;
     }
