@@ -19,6 +19,8 @@ export interface ToolInfo {
   readOnly: boolean;
   /** Input arguments that page or narrow the call (from the input schema). */
   narrowing: string[];
+  /** The members the output schema requires at the top of the structure (the others may be dropped whole). */
+  required: string[];
 }
 
 /** Argument names that page or narrow a call, in the order they are suggested. */
@@ -72,11 +74,13 @@ export class ToolCatalog {
       }
       const props = (tool.inputSchema as { properties?: unknown } | undefined)?.properties;
       const names = props !== null && typeof props === 'object' ? Object.keys(props) : [];
+      const required = (tool.outputSchema as { required?: unknown } | null | undefined)?.required;
       this.tools.set(name, {
         validate,
         errors,
         readOnly: tool.annotations?.readOnlyHint === true,
         narrowing: NARROWING_ARGS.filter((a) => names.includes(a)),
+        required: Array.isArray(required) ? required.filter((r): r is string => typeof r === 'string') : [],
       });
     }
   }
@@ -103,7 +107,7 @@ export function enforceOutputSchema(
   if ('structuredContent' in bounded && tool.validate(bounded.structuredContent)) return bounded;
   const shrunk = 'structuredContent' in bounded ? shrinkToSchema(bounded.structuredContent, tool) : undefined;
   if (shrunk !== undefined) return withStructure(bounded, shrunk.value, shrunk.dropped);
-  const refit = refitWithLessText(original, bounded, limits, tool);
+  const refit = refitWithLessText(original, bounded, limits, tool) ?? refitWithFewerItems(original, bounded, limits, tool);
   if (refit !== undefined) return refit;
   const blocked = blockingBound(original, bounded, report, limits, tool);
   if (tool.readOnly) {
@@ -175,6 +179,87 @@ function refitWithLessText(
   return undefined;
 }
 
+/**
+ * Items before the members after them: the budget fills an array in document order, so a required
+ * member written after a long array (`{ entries: [...], total: 3000 }`) can be left without room,
+ * and dropping items of the cut result cannot bring it back. When the original result is at hand,
+ * bound it again with fewer items per array (the largest count whose result validates, after
+ * shrinking), so whole items go from the end and the members after them stay; when even one item
+ * an array is too many, optional members of the structure go whole, last first, until it fits.
+ */
+function refitWithFewerItems(
+  original: Record<string, unknown>,
+  bounded: Record<string, unknown>,
+  limits: BudgetOptions,
+  tool: ToolInfo,
+): Record<string, unknown> | undefined {
+  if (original === bounded || !('structuredContent' in original)) return undefined;
+  const base = optionsOf(limits);
+  const found = fewestItemsRefit(original, base, tool);
+  if (found !== undefined) return found;
+  const sc = original.structuredContent;
+  if (sc === null || typeof sc !== 'object' || Array.isArray(sc)) return undefined;
+  const optional = Object.keys(sc).filter((k) => !tool.required.includes(k));
+  const kept = { ...(sc as Record<string, unknown>) };
+  let dropped = 0;
+  for (const k of optional.reverse()) {
+    delete kept[k];
+    dropped++;
+    const out = fewestItemsRefit({ ...original, structuredContent: { ...kept } }, base, tool);
+    if (out !== undefined) return countDropped(out, dropped);
+  }
+  return undefined;
+}
+
+/** The refit of {@link refitWithFewerItems} for one original: the most items per array that validate. */
+function fewestItemsRefit(original: Record<string, unknown>, base: BudgetOptions, tool: ToolInfo): Record<string, unknown> | undefined {
+  const once = (options: BudgetOptions): Record<string, unknown> | undefined => {
+    const out = boundResult(original, options, 'result').result as Record<string, unknown>;
+    if (!('structuredContent' in out)) return undefined;
+    if (tool.validate!(out.structuredContent)) return out;
+    const shrunk = shrinkToSchema(out.structuredContent, tool);
+    return shrunk === undefined ? undefined : withStructure(out, shrunk.value, shrunk.dropped);
+  };
+  // With the text as it is first, then with none (a text mirror of the structure doubles it).
+  const attempt = (items: number): Record<string, unknown> | undefined =>
+    once({ ...base, maxItems: items }) ?? once({ ...base, maxItems: items, maxTextBytes: 1, maxBlockBytes: 1 });
+  // Valid from some count (an array's `minItems`) up to another (the bytes): double up to the
+  // first valid count and on to the first invalid one above it, then bisect between the two.
+  const most = base.maxItems ?? LIMITS.maxItems.default;
+  let best: Record<string, unknown> | undefined;
+  let good = 0;
+  let bad = most + 1;
+  for (let k = 1; k <= most; k = k * 2 > most && k < most ? most : k * 2) {
+    const out = attempt(k);
+    if (out !== undefined) {
+      best = out;
+      good = k;
+    } else if (best !== undefined) {
+      bad = k;
+      break;
+    }
+  }
+  if (best === undefined) return undefined;
+  for (let round = 0; round < MAX_REFIT_ROUNDS && bad - good > 1; round++) {
+    const mid = Math.floor((good + bad) / 2);
+    const out = attempt(mid);
+    if (out === undefined) bad = mid;
+    else {
+      good = mid;
+      best = out;
+    }
+  }
+  return best;
+}
+
+/** A refit result whose report also counts `n` members dropped before it was bounded. */
+function countDropped(out: Record<string, unknown>, n: number): Record<string, unknown> {
+  const meta = out._meta as Record<string, unknown> | undefined;
+  const report = meta?.[REPORT_KEY] as BudgetReport | undefined;
+  if (meta === undefined || report === undefined) return out;
+  return { ...out, _meta: { ...meta, [REPORT_KEY]: { ...report, omitted_count: report.omitted_count + n, omitted_paths_capped: true } } };
+}
+
 /** Times the text room is halved to make room for a typed structure (16 → down to 1/65536 of it). */
 const MAX_REFIT_ROUNDS = 16;
 
@@ -225,9 +310,11 @@ function blockingBound(
 const MAX_SHRINK_ROUNDS = 32;
 
 /**
- * A schema-valid shrink of `structure`: the array items the schema's errors point into are
- * dropped, round by round, until it validates. Undefined when an error is not inside any array
- * item (a required member of the structure itself, say): nothing can be dropped for it.
+ * A schema-valid shrink of `structure`, round by round until it validates: the array items the
+ * schema's errors point into are dropped whole, and a member an error points at outside any item
+ * (a cut string an `enum` or `format` rejects, say) is dropped whole, which is valid when the
+ * member is optional. Undefined when an error names the structure itself or an object (a required
+ * member missing): nothing can be dropped for it.
  */
 export function shrinkToSchema(structure: unknown, tool: ToolInfo): { value: unknown; dropped: number } | undefined {
   if (tool.errors === undefined) return undefined;
@@ -237,12 +324,24 @@ export function shrinkToSchema(structure: unknown, tool: ToolInfo): { value: unk
     const paths = tool.errors(value);
     if (paths.length === 0) return { value, dropped };
     const targets = new Map<unknown[], Set<number>>();
+    const members: { parent: Record<string, unknown>; key: string }[] = [];
     for (const p of paths) {
       const item = innermostItem(value, p);
-      if (item === undefined) return undefined;
-      const set = targets.get(item.array) ?? new Set<number>();
-      set.add(item.index);
-      targets.set(item.array, set);
+      if (item !== undefined) {
+        const set = targets.get(item.array) ?? new Set<number>();
+        set.add(item.index);
+        targets.set(item.array, set);
+        continue;
+      }
+      const member = memberAt(value, p);
+      if (member === undefined) return undefined;
+      members.push(member);
+    }
+    for (const { parent, key } of members) {
+      if (Object.hasOwn(parent, key)) {
+        delete parent[key];
+        dropped++;
+      }
     }
     // Inner arrays first would shift nothing outside them; indexes are dropped from the highest.
     for (const [array, set] of targets) {
@@ -252,6 +351,20 @@ export function shrinkToSchema(structure: unknown, tool: ToolInfo): { value: unk
     value = structuredClone(value);
   }
   return undefined;
+}
+
+/** The object member `pointer` names in `root` (no array on the way), or undefined. */
+function memberAt(root: unknown, pointer: string): { parent: Record<string, unknown>; key: string } | undefined {
+  const segs = pointer.split('/').slice(1).map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (segs.length === 0) return undefined;
+  let at: unknown = root;
+  for (const seg of segs.slice(0, -1)) {
+    if (at === null || typeof at !== 'object' || Array.isArray(at) || !Object.hasOwn(at, seg)) return undefined;
+    at = (at as Record<string, unknown>)[seg];
+  }
+  const key = segs.at(-1)!;
+  if (at === null || typeof at !== 'object' || Array.isArray(at) || !Object.hasOwn(at, key)) return undefined;
+  return { parent: at as Record<string, unknown>, key };
 }
 
 /** The innermost array item on the way to `pointer` in `root`. */
