@@ -5,7 +5,7 @@
  */
 import { DEFAULT_LIMITS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, type NumericLimit } from '../engine/index.js';
 import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
-import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from '../transport/stdio/stdio-server.js';
+import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from '../transport/stdio/defaults.js';
 import { BUDGET_FLAGS } from './args.js';
 
 /** One flag: its long name (without `--`), whether it takes a value, and what its help says. */

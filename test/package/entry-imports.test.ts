@@ -7,7 +7,7 @@
  * src/engine imports a file behind the engine's face (src/engine/index.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,9 +27,10 @@ export async function resolve(specifier, context, next) {
 let dir: string;
 
 /** Every module URL a fresh process loads while importing `entry` (relative to the repository). */
-function modulesLoadedBy(entry: string, name: string): string[] {
+function modulesLoadedBy(entry: string, name: string, argv?: string[]): string[] {
   const out = join(dir, `${name}.txt`);
   const script = `
+${argv === undefined ? '' : `process.argv = ${JSON.stringify([process.execPath, entry, ...argv])};`}
 import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -44,7 +45,7 @@ appendFileSync(${JSON.stringify(out)}, cjs.map((u) => u + '\\n').join(''));
   return readFileSync(out, 'utf8').split('\n').filter((u) => u !== '');
 }
 
-const heavy = (urls: string[]): string[] => urls.filter((u) => /\/node_modules\/(@modelcontextprotocol\/sdk|ajv(-formats)?)\//.test(u));
+const heavy = (urls: string[]): string[] => urls.filter((u) => /\/node_modules\/(@modelcontextprotocol\/sdk|ajv(-formats)?|zod)\//.test(u));
 
 beforeAll(() => {
   ensureBuilt();
@@ -56,6 +57,14 @@ describe('package entries', () => {
   it('entry-imports: the root entry loads neither the MCP SDK nor ajv', () => {
     const urls = modulesLoadedBy('dist/index.js', 'root');
     expect(urls.some((u) => u.endsWith('/dist/engine/index.js'))).toBe(true);
+    expect(heavy(urls)).toEqual([]);
+  });
+
+  it('entry-imports: `mcp-budget apply` starts without the SDK, zod or ajv (its start-up is most of a small call)', () => {
+    const input = join(dir, 'tiny.json');
+    writeFileSync(input, '{"content":[{"type":"text","text":"hi"}]}');
+    const urls = modulesLoadedBy('dist/cli.js', 'cli-apply', ['apply', input]);
+    expect(urls.some((u) => u.endsWith('/dist/commands/apply.js'))).toBe(true);
     expect(heavy(urls)).toEqual([]);
   });
 
