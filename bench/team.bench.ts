@@ -4,7 +4,7 @@
  * other and each under 5 ms; `message_search` p50 under 20 ms for a rare and a common word; peak
  * RSS of `serve` during these under 150 MB. Also: `team import` throughput.
  *
- * Variants (store level, tinybench, the SqliteTeamStore the tools call):
+ * Variants (store level, tinybench, the SqliteTeamStore methods the tools call, awaited as they await them):
  *   history 'general' (800,000 messages), limit 20: first page · depth 500,000 by keyset cursor ·
  *   the same page by OFFSET 500000 (the plain baseline, same SQL otherwise);
  *   list_tasks limit 20: first page · depth 50,000 by keyset cursor · the same by OFFSET;
@@ -133,14 +133,14 @@ assert((await store.searchMessages('status', undefined, { hi: snap }, PAGE)).mor
 
 const bench = new Bench({ time: 1000, warmupTime: 200, iterations: 10, throws: true });
 bench
-  .add('history: first page', () => void store.messages.history('general', undefined, PAGE))
-  .add('history: depth 500k, keyset cursor', () => void store.messages.history('general', deepMsg, PAGE))
+  .add('history: first page', async () => void (await store.history('general', undefined, PAGE)))
+  .add('history: depth 500k, keyset cursor', async () => void (await store.history('general', deepMsg, PAGE)))
   .add('history: depth 500k, OFFSET (baseline)', () => void offsetHistory.all(general, PAGE + 1, DEPTH_MESSAGES))
-  .add('list_tasks: first page', () => void store.tasks.list({}, undefined, PAGE))
-  .add('list_tasks: depth 50k, keyset cursor', () => void store.tasks.list({}, deepTask, PAGE))
+  .add('list_tasks: first page', async () => void (await store.listTasks({}, undefined, PAGE)))
+  .add('list_tasks: depth 50k, keyset cursor', async () => void (await store.listTasks({}, deepTask, PAGE)))
   .add('list_tasks: depth 50k, OFFSET (baseline)', () => void offsetTasks.all(PAGE + 1, DEPTH_TASKS))
-  .add('message_search: rare word (10 matches)', () => void store.messages.search('quokka', undefined, { hi: snap }, PAGE))
-  .add('message_search: common word (100k matches)', () => void store.messages.search('status', undefined, { hi: snap }, PAGE));
+  .add('message_search: rare word (10 matches)', async () => void (await store.searchMessages('quokka', undefined, { hi: snap }, PAGE)))
+  .add('message_search: common word (100k matches)', async () => void (await store.searchMessages('status', undefined, { hi: snap }, PAGE)));
 await bench.run();
 const r = rows(bench);
 const med = (k: string): number => r.get(k)!.median;
