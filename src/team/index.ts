@@ -6,7 +6,7 @@ export { PG_SCHEMA_VERSION } from './pg-schema.js';
 export { TeamSession, type Caller, type TeamSessionOptions } from './session.js';
 export { importJsonLines, type ImportOptions, type ImportSummary } from './import.js';
 export { defaultTeamDbPath, resolveTeamDbPath, isInside } from './paths.js';
-export { SCHEMA_VERSION } from './schema.js';
+export { SCHEMA_VERSION } from './sqlite-schema.js';
 export { visibleRoles } from './members.js';
 export { taskIdOf } from './tasks.js';
 export type { PageMessage } from './messages.js';

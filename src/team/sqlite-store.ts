@@ -8,7 +8,7 @@ import { InboxTable } from './inbox.js';
 import { MemberTable } from './members.js';
 import { MessageTable } from './messages.js';
 import { atLine, unknownAuthor, type ImportOp } from './import.js';
-import { openDatabase } from './schema.js';
+import { openDatabase } from './sqlite-schema.js';
 import { TaskTable } from './tasks.js';
 import type { Comment, InboxPage, Member, Message, NewTask, Page, RankKey, Role, SearchPos, SendOptions, Task, TaskChanges, TaskFilter, TeamStore, TimeKey } from './types.js';
 import type { PageMessage } from './messages.js';
