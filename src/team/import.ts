@@ -9,9 +9,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { TEAM_IMPORT_LIMITS } from './limits.js';
-import { taskIdOf } from './tasks.js';
 import { TeamError, type NewTask, type SendOptions } from './types.js';
-import { checkId, checkTime } from './validate.js';
+import { checkId, checkTime, taskIdOf } from './validate.js';
 
 /** Options of {@link importJsonLines}. */
 export interface ImportOptions {

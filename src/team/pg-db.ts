@@ -62,8 +62,3 @@ function outcomeUnknown(out: unknown, cause: unknown): TeamError {
     { applied: 'unknown', ...known },
   );
 }
-
-/** A page from `limit + 1` rows. */
-export function pageOf<T>(rows: T[], limit: number): { rows: T[]; more: boolean } {
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
-}

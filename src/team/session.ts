@@ -12,8 +12,8 @@ import { dirname } from 'node:path';
 import { userInfo } from 'node:os';
 import { resolveTeamDbPath } from './paths.js';
 import { isPostgresTarget, pgLabel } from './pg-connect.js';
-import { PgTeamStore } from './pg-store.js';
-import { SqliteTeamStore } from './sqlite-store.js';
+import { openPgTeamStore } from './pg-dialect.js';
+import { openSqliteTeamStore } from './sqlite-dialect.js';
 import { TeamError, type Member, type TeamStore } from './types.js';
 
 /** Options of {@link TeamSession}. */
@@ -104,10 +104,10 @@ export class TeamSession {
     if (this.unusable !== undefined) throw this.unusable;
     let store: TeamStore;
     if (this.postgres) {
-      store = await PgTeamStore.open(this.options.dbPath!);
+      store = await openPgTeamStore(this.options.dbPath!);
     } else {
       if (!existsSync(this.file)) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-      store = SqliteTeamStore.open(this.file, this.label());
+      store = openSqliteTeamStore(this.file, this.label());
     }
     try {
       // Replicas starting on one empty store race here: the check and the insert are one write.
