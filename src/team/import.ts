@@ -9,7 +9,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { TEAM_IMPORT_LIMITS } from './limits.js';
-import { TeamError, type NewTask, type SendOptions } from './types.js';
+import { TeamError, type ImportOp, type NewTask, type SendOptions } from './types.js';
 import { checkId, checkTime, taskIdOf } from './validate.js';
 
 /** Options of {@link importJsonLines}. */
@@ -77,14 +77,6 @@ async function* linesOf(file: string, maxBytes: number): AsyncGenerator<string> 
   }
   if (pendingBytes > 0) yield Buffer.concat(pending).toString('utf8');
 }
-
-/** One checked line of an import, for an engine to write. `no` is its line number. */
-export type ImportOp =
-  | { no: number; kind: 'member'; name: string; role: string; at: number | undefined; active: boolean }
-  | { no: number; kind: 'channel'; name: string; at: number }
-  | { no: number; kind: 'message'; author: string | undefined; send: SendOptions }
-  | { no: number; kind: 'task'; author: string | undefined; task: NewTask; at: number; updatedAt: number }
-  | { no: number; kind: 'comment'; author: string | undefined; task: number; body: string; at: number | undefined };
 
 /** A store an import writes to: one transaction per batch, every op through the engine's own checks. */
 export interface ImportTarget {

@@ -6,13 +6,13 @@
  * messages before it); without one each is written as it comes. A failure names its line.
  */
 import type { MessageToWrite, TeamDialect } from './dialect.js';
-import { atLine, unknownAuthor, type ImportOp } from './import.js';
+import { atLine, unknownAuthor } from './import.js';
 import type { Rule } from './rule.js';
 import { noActiveMember } from './service-errors.js';
 import type { MemberRules } from './service-members.js';
 import type { MessageRules } from './service-messages.js';
 import type { TaskRules } from './service-tasks.js';
-import type { Member } from './types.js';
+import type { ImportOp, Member } from './types.js';
 import { checkSendInput } from './validate.js';
 
 export class ImportRules {

@@ -5,14 +5,13 @@
  * what SQLite and PostgreSQL do differently is the dialect's (dialect.ts).
  */
 import type { TeamDialect } from './dialect.js';
-import type { ImportOp } from './import.js';
 import { ackInbox, readInbox } from './service-inbox.js';
 import { ImportRules } from './service-import.js';
 import { MemberRules } from './service-members.js';
 import { MessageRules, type MessageHitRow } from './service-messages.js';
 import type { PageMessage, PageTask } from './service-rows.js';
 import { TaskRules, type TaskHitRow } from './service-tasks.js';
-import type { Comment, InboxPage, Member, Message, NewTask, Page, RankKey, Role, SearchPage, SearchPos, SendOptions, Task, TaskChanges, TaskFilter, TaskStatus, TeamStore, TimeKey } from './types.js';
+import type { Comment, ImportOp, InboxPage, Member, Message, NewTask, Page, RankKey, Role, SearchPage, SearchPos, SendOptions, Task, TaskChanges, TaskFilter, TaskStatus, TeamStore, TimeKey } from './types.js';
 
 export class TeamService<D extends TeamDialect = TeamDialect> implements TeamStore {
   readonly storeId: string;
