@@ -3,7 +3,7 @@
  * bench/team.bench.ts): at 1,000,000 messages, the first history page and the page at depth
  * 500,000 by cursor within 2× of each other; `message_search` p50 for a rare and a common word.
  *
- * Variants (store level, tinybench, the PgTeamStore the tools call, over the local socket):
+ * Variants (store level, tinybench, the team service on PostgreSQL the tools call, over the local socket):
  *   history 'general' (800,000 messages), limit 20: first page · depth 500,000 by keyset cursor ·
  *   the same page by OFFSET 500000 (the plain baseline, same columns and joins);
  *   message_search limit 20, first page: rare word (10 matches) · common word (100,000 matches).
@@ -21,7 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Bench } from 'tinybench';
-import { PgTeamStore } from '../src/team/index.js';
+import { openPgTeamStore } from '../src/team/index.js';
 import { pgConfig } from '../src/team/pg-connect.js';
 import { assert, fmt, machineLine, rows, table } from './util.js';
 
@@ -57,8 +57,8 @@ if (target === undefined) {
   await admin(`CREATE DATABASE ${created}`);
   target = `host=/var/run/postgresql dbname=${created}`;
 }
-const store = await PgTeamStore.open(target);
-const pool = store.pool;
+const store = await openPgTeamStore(target);
+const pool = store.dialect.pool;
 const loaded = (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages`)).rows[0]!.n;
 if (loaded === 0) {
   const t0 = performance.now();

@@ -4,7 +4,7 @@
  * other and each under 5 ms; `message_search` p50 under 20 ms for a rare and a common word; peak
  * RSS of `serve` during these under 150 MB. Also: `team import` throughput.
  *
- * Variants (store level, tinybench, the SqliteTeamStore the tools call):
+ * Variants (store level, tinybench, the team service on SQLite the tools call, awaited as they await it):
  *   history 'general' (800,000 messages), limit 20: first page · depth 500,000 by keyset cursor ·
  *   the same page by OFFSET 500000 (the plain baseline, same SQL otherwise);
  *   list_tasks limit 20: first page · depth 50,000 by keyset cursor · the same by OFFSET;
@@ -39,7 +39,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { Bench } from 'tinybench';
 import { CursorCodec } from '../src/shared/cursor.js';
-import { SqliteTeamStore } from '../src/team/index.js';
+import { openSqliteTeamStore } from '../src/team/index.js';
 import { assert, fmt, machineLine, rows, table } from './util.js';
 
 /** BENCH_TEAM_SCALE (default 1) scales the fixture and the depths, for a quick dry run. */
@@ -104,19 +104,20 @@ if (!existsSync(dbPath)) {
 }
 console.log(`import: ${importLine}`);
 
-const store = SqliteTeamStore.open(dbPath);
-const general = (store.db.prepare(`SELECT id FROM channels WHERE name = 'general'`).get() as { id: number }).id;
-const deepMsg = store.db
+const store = openSqliteTeamStore(dbPath);
+const db = store.dialect.db;
+const general = (db.prepare(`SELECT id FROM channels WHERE name = 'general'`).get() as { id: number }).id;
+const deepMsg = db
   .prepare(`SELECT created_at AS at, id FROM messages WHERE channel_id = ? ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?`)
   .get(general, DEPTH_MESSAGES - 1) as { at: number; id: number };
 // The baselines select what the store's page queries select (same columns and joins), by OFFSET.
-const offsetHistory = store.db.prepare(
+const offsetHistory = db.prepare(
   `SELECT m.id, c.name AS channel, a.name AS author, substr(m.body, 1, 200) AS body, length(m.body) > 200 AS truncated, m.reply_to, m.created_at
    FROM messages m JOIN channels c ON c.id = m.channel_id LEFT JOIN members a ON a.id = m.author_id
    WHERE m.channel_id = ? ORDER BY m.created_at DESC, m.id DESC LIMIT ? OFFSET ?`,
 );
-const deepTask = store.db.prepare(`SELECT updated_at AS at, id FROM tasks ORDER BY updated_at DESC, id DESC LIMIT 1 OFFSET ?`).get(DEPTH_TASKS - 1) as { at: number; id: number };
-const offsetTasks = store.db.prepare(
+const deepTask = db.prepare(`SELECT updated_at AS at, id FROM tasks ORDER BY updated_at DESC, id DESC LIMIT 1 OFFSET ?`).get(DEPTH_TASKS - 1) as { at: number; id: number };
+const offsetTasks = db.prepare(
   `SELECT t.id, t.title, substr(t.body, 1, 160) AS body, t.status, t.priority, a.name AS assignee, c.name AS created_by, t.created_at, t.updated_at,
      (SELECT json_group_array(label) FROM (SELECT label FROM task_labels WHERE task_id = t.id ORDER BY label)) AS labels
    FROM tasks t LEFT JOIN members a ON a.id = t.assignee_id LEFT JOIN members c ON c.id = t.created_by
@@ -133,14 +134,14 @@ assert((await store.searchMessages('status', undefined, { hi: snap }, PAGE)).mor
 
 const bench = new Bench({ time: 1000, warmupTime: 200, iterations: 10, throws: true });
 bench
-  .add('history: first page', () => void store.messages.history('general', undefined, PAGE))
-  .add('history: depth 500k, keyset cursor', () => void store.messages.history('general', deepMsg, PAGE))
+  .add('history: first page', async () => void (await store.history('general', undefined, PAGE)))
+  .add('history: depth 500k, keyset cursor', async () => void (await store.history('general', deepMsg, PAGE)))
   .add('history: depth 500k, OFFSET (baseline)', () => void offsetHistory.all(general, PAGE + 1, DEPTH_MESSAGES))
-  .add('list_tasks: first page', () => void store.tasks.list({}, undefined, PAGE))
-  .add('list_tasks: depth 50k, keyset cursor', () => void store.tasks.list({}, deepTask, PAGE))
+  .add('list_tasks: first page', async () => void (await store.listTasks({}, undefined, PAGE)))
+  .add('list_tasks: depth 50k, keyset cursor', async () => void (await store.listTasks({}, deepTask, PAGE)))
   .add('list_tasks: depth 50k, OFFSET (baseline)', () => void offsetTasks.all(PAGE + 1, DEPTH_TASKS))
-  .add('message_search: rare word (10 matches)', () => void store.messages.search('quokka', undefined, { hi: snap }, PAGE))
-  .add('message_search: common word (100k matches)', () => void store.messages.search('status', undefined, { hi: snap }, PAGE));
+  .add('message_search: rare word (10 matches)', async () => void (await store.searchMessages('quokka', undefined, { hi: snap }, PAGE)))
+  .add('message_search: common word (100k matches)', async () => void (await store.searchMessages('status', undefined, { hi: snap }, PAGE)));
 await bench.run();
 const r = rows(bench);
 const med = (k: string): number => r.get(k)!.median;

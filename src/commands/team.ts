@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { usageError } from '../cli/args.js';
 import { requiredValue, type FlagValues } from '../cli/parse.js';
-import { PgTeamStore, ROLES, SqliteTeamStore, importJsonLines, isPostgresTarget, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
+import { ROLES, importJsonLines, isPostgresTarget, openPgTeamStore, openSqliteTeamStore, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
 import { isBudgetError } from '../engine/index.js';
 
 /** Streams of {@link runTeam}. */
@@ -53,8 +53,8 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
     // named after a connection string).
     store =
       dbPath !== undefined && isPostgresTarget(dbPath)
-        ? await PgTeamStore.open(dbPath)
-        : SqliteTeamStore.open(resolveTeamDbPath(realRoot, dbPath, true), dbPath ?? '(the default team store)');
+        ? await openPgTeamStore(dbPath)
+        : openSqliteTeamStore(resolveTeamDbPath(realRoot, dbPath, true), dbPath ?? '(the default team store)');
     switch (sub) {
       case 'add': {
         const m = await store.addMember(rest[0]!, role(roleFlag, 'member'));

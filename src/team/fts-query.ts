@@ -1,7 +1,8 @@
 /**
  * A user's search text as an FTS5 query: the words (letters and digits) of the text, each quoted as
  * a string, all required. Quoting keeps FTS5 syntax (`OR`, `NEAR`, `*`, `:`, quotes) from ever
- * reaching the parser, so no query text can fail to parse or widen the match.
+ * reaching the parser, so no query text can fail to parse or widen the match. PostgreSQL reads the
+ * same text through `websearch_to_tsquery` (pg-search.ts), where the quotes keep its operators out.
  */
 import { TEAM_READ_LIMITS } from './limits.js';
 import { TeamError } from './types.js';

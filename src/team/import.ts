@@ -9,9 +9,9 @@
  */
 import { createReadStream } from 'node:fs';
 import { TEAM_IMPORT_LIMITS } from './limits.js';
-import { taskIdOf } from './tasks.js';
-import { TeamError, type NewTask, type SendOptions } from './types.js';
-import { checkId, checkTime } from './validate.js';
+import { TeamError, type ImportOp, type NewTask, type SendOptions } from './types.js';
+import { checkId, checkTime, taskIdOf } from './validate.js';
+import { BudgetError } from '../engine/index.js';
 
 /** Options of {@link importJsonLines}. */
 export interface ImportOptions {
@@ -79,14 +79,6 @@ async function* linesOf(file: string, maxBytes: number): AsyncGenerator<string> 
   if (pendingBytes > 0) yield Buffer.concat(pending).toString('utf8');
 }
 
-/** One checked line of an import, for an engine to write. `no` is its line number. */
-export type ImportOp =
-  | { no: number; kind: 'member'; name: string; role: string; at: number | undefined; active: boolean }
-  | { no: number; kind: 'channel'; name: string; at: number }
-  | { no: number; kind: 'message'; author: string | undefined; send: SendOptions }
-  | { no: number; kind: 'task'; author: string | undefined; task: NewTask; at: number; updatedAt: number }
-  | { no: number; kind: 'comment'; author: string | undefined; task: number; body: string; at: number | undefined };
-
 /** A store an import writes to: one transaction per batch, every op through the engine's own checks. */
 export interface ImportTarget {
   importBatch(ops: readonly ImportOp[]): Promise<void>;
@@ -94,7 +86,7 @@ export interface ImportTarget {
 
 /** A failure of line `no`, as an import reports it. */
 export function atLine(no: number, e: unknown): unknown {
-  if (e instanceof TeamError && e.data.line === undefined) return new TeamError(e.code, `line ${no}: ${e.message}`, { ...e.data, line: no });
+  if (e instanceof BudgetError && e.data.line === undefined) return new BudgetError(e.code, `line ${no}: ${e.message}`, { ...e.data, line: no });
   return e;
 }
 
@@ -168,7 +160,7 @@ export async function importJsonLines(store: ImportTarget, file: string, options
   let lastReport = started;
   let skipped = 0;
   const skip = (e: unknown): boolean => {
-    if (options.skipBadLines !== true || !(e instanceof TeamError) || typeof e.data.line !== 'number') return false;
+    if (options.skipBadLines !== true || !(e instanceof BudgetError) || typeof e.data.line !== 'number') return false;
     skipped++;
     progress.write(`team import: skipped ${e.code}: ${e.message.slice(0, 500)}\n`);
     return true;
@@ -216,7 +208,7 @@ export async function importJsonLines(store: ImportTarget, file: string, options
     }
     await flush();
   } catch (e) {
-    if (e instanceof TeamError) {
+    if (e instanceof BudgetError) {
       throw new TeamError(e.code, `${e.message}. ${committed === 0 ? 'Nothing was imported' : `Lines 1-${committed} were imported; nothing after them was written`}.`, { ...e.data, committed });
     }
     throw e;

@@ -7,6 +7,7 @@
 import { userInfo } from 'node:os';
 import pg from 'pg';
 import { TeamError } from './types.js';
+import { BudgetError } from '../engine/index.js';
 
 /** The PostgreSQL engine's settings. */
 export const PG_SETTINGS = Object.freeze({
@@ -107,7 +108,7 @@ const UNREACHABLE = /^(ECONNREFUSED|ENOENT|ETIMEDOUT|EHOSTUNREACH|ECONNRESET|EPI
 
 /** A driver failure as a {@link TeamError} (a `TeamError` is returned as it is). */
 export function wrapPgError(e: unknown, label: string): TeamError {
-  if (e instanceof TeamError) return e;
+  if (e instanceof BudgetError) return e;
   const code = String((e as { code?: unknown } | null)?.code ?? '');
   const msg = e instanceof Error ? e.message : String(e);
   if (code === '55P03' || code === '40P01' || code === '57014') {

@@ -7,6 +7,7 @@
  */
 import type pg from 'pg';
 import { TeamError } from './types.js';
+import { BudgetError } from '../engine/index.js';
 
 /** Anything that runs a query: the pool (reads) or a transaction's client (writes). */
 export type Queryable = Pick<pg.ClientBase, 'query'>;
@@ -38,7 +39,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (db: pg.PoolClient) =>
     }
     return out;
   } catch (e) {
-    if (e instanceof TeamError && e.code === 'OUTCOME_UNKNOWN') throw e;
+    if (e instanceof BudgetError && e.code === 'OUTCOME_UNKNOWN') throw e;
     try {
       await client.query('ROLLBACK');
     } catch {
@@ -61,9 +62,4 @@ function outcomeUnknown(out: unknown, cause: unknown): TeamError {
       `it may have been applied${typeof id === 'number' ? ` (as id ${id})` : ''}. Read it back before doing it again; do not repeat it blindly.`,
     { applied: 'unknown', ...known },
   );
-}
-
-/** A page from `limit + 1` rows. */
-export function pageOf<T>(rows: T[], limit: number): { rows: T[]; more: boolean } {
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
 }

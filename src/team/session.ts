@@ -12,9 +12,10 @@ import { dirname } from 'node:path';
 import { userInfo } from 'node:os';
 import { resolveTeamDbPath } from './paths.js';
 import { isPostgresTarget, pgLabel } from './pg-connect.js';
-import { PgTeamStore } from './pg-store.js';
-import { SqliteTeamStore } from './sqlite-store.js';
+import { openPgTeamStore } from './pg-dialect.js';
+import { openSqliteTeamStore } from './sqlite-dialect.js';
 import { TeamError, type Member, type TeamStore } from './types.js';
+import { BudgetError } from '../engine/index.js';
 
 /** Options of {@link TeamSession}. */
 export interface TeamSessionOptions {
@@ -69,8 +70,8 @@ export class TeamSession {
     try {
       if (!this.postgres) file = resolveTeamDbPath(realRoot, options.dbPath, false);
     } catch (e) {
-      if (!(e instanceof TeamError)) throw e;
-      if (options.dbPath !== undefined) throw new TeamError(e.code, `${e.code}: ${e.message}`, e.data);
+      if (!(e instanceof BudgetError)) throw e;
+      if (options.dbPath !== undefined) throw new BudgetError(e.code, `${e.code}: ${e.message}`, e.data);
       this.unusable = e;
     }
     this.file = file;
@@ -88,7 +89,7 @@ export class TeamSession {
       await this.open();
     } catch (e) {
       // A startup error names its code first, as tool failures do.
-      if (e instanceof TeamError) throw new TeamError(e.code, `${e.code}: ${e.message}`, e.data);
+      if (e instanceof BudgetError) throw new BudgetError(e.code, `${e.code}: ${e.message}`, e.data);
       throw e;
     }
   }
@@ -104,10 +105,10 @@ export class TeamSession {
     if (this.unusable !== undefined) throw this.unusable;
     let store: TeamStore;
     if (this.postgres) {
-      store = await PgTeamStore.open(this.options.dbPath!);
+      store = await openPgTeamStore(this.options.dbPath!);
     } else {
       if (!existsSync(this.file)) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-      store = SqliteTeamStore.open(this.file, this.label());
+      store = openSqliteTeamStore(this.file, this.label());
     }
     try {
       // Replicas starting on one empty store race here: the check and the insert are one write.

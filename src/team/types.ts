@@ -6,7 +6,6 @@
  * plain values; signing them into cursors is the tool layer's job.
  */
 import { BudgetError, type LayerError } from '../engine/index.js';
-import type { ImportOp } from './import.js';
 
 /** Roles, from most to least trusted. */
 export const ROLES = ['owner', 'lead', 'member', 'agent', 'guest'] as const;
@@ -184,6 +183,14 @@ export interface SendOptions {
   /** Milliseconds since the epoch (imports keep their own; otherwise now). */
   at?: number;
 }
+
+/** One checked line of an import, for the store to write (read and checked by import.ts). `no` is its line number. */
+export type ImportOp =
+  | { no: number; kind: 'member'; name: string; role: string; at: number | undefined; active: boolean }
+  | { no: number; kind: 'channel'; name: string; at: number }
+  | { no: number; kind: 'message'; author: string | undefined; send: SendOptions }
+  | { no: number; kind: 'task'; author: string | undefined; task: NewTask; at: number; updatedAt: number }
+  | { no: number; kind: 'comment'; author: string | undefined; task: number; body: string; at: number | undefined };
 
 /**
  * The team store. Every page method reads `limit + 1` rows by an index from its `after` position;

@@ -24,6 +24,12 @@ export function checkId(field: string, v: unknown): number {
   return v;
 }
 
+/** The task id a query or an import line names: `T-123`, `t123`, `#123` or `123`. */
+export function taskIdOf(q: string): number | undefined {
+  const m = /^\s*(?:[Tt]-?|#)?(\d{1,15})\s*$/.exec(q);
+  return m === null ? undefined : Number(m[1]);
+}
+
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 code units). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -14,7 +14,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkspaceError } from '../../src/fs/errors.js';
 import { createWorkspaceServer, type WorkspaceServer } from '../../src/server/create-server.js';
-import { SqliteTeamStore } from '../../src/team/index.js';
+import { openSqliteTeamStore } from '../../src/team/index.js';
 
 let dir: string;
 let ws: WorkspaceServer;
@@ -55,7 +55,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mcp-budget-pipeline-'));
   mkdirSync(join(dir, 'root'));
   const db = join(dir, 'team.db');
-  const store = SqliteTeamStore.open(db, 'test');
+  const store = openSqliteTeamStore(db, 'test');
   await store.addMember('server', 'owner');
   await store.addMember('alice', 'member');
   await store.close();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgTeamStore } from '../../src/team/index.js';
+import { openPgTeamStore } from '../../src/team/index.js';
 import { ensureBuilt } from '../helpers/cli.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from '../team/pg-harness.js';
 import { connect, killAll, removeStateDir, startListening, type Listening } from '../transport/http-harness.js';
@@ -35,12 +35,12 @@ describe.skipIf(!ready)('serve --listen replicas on one PostgreSQL database', ()
     ensureBuilt();
     root = mkdtempSync(join(tmpdir(), 'mcp-budget-replicas-'));
     [db, other] = await Promise.all([createTestDatabase(), createTestDatabase()]);
-    const store = await PgTeamStore.open(db.target);
+    const store = await openPgTeamStore(db.target);
     const olga = await store.addMember('olga', 'owner');
     // ties on created_at (three per millisecond) exercise the id tie-break
     const sent = await store.sendMany(olga, Array.from({ length: PRELOADED }, (_, i) => ({ channel: 'general', body: `preloaded ${i}`, at: 1_700_000_000_000 + Math.floor(i / 3) })));
     expect(sent).toBe(PRELOADED);
-    preloaded.push(...(await store.pool.query<{ id: number }>(`SELECT id FROM messages ORDER BY id`)).rows.map((r) => r.id));
+    preloaded.push(...(await store.dialect.pool.query<{ id: number }>(`SELECT id FROM messages ORDER BY id`)).rows.map((r) => r.id));
     await store.close();
     const args = (target: string): string[] => ['serve', '--root', root, '--team-db', target, '--as', 'olga', '--listen', '127.0.0.1:0'];
     const env = { MCP_BUDGET_CURSOR_KEY: KEY };

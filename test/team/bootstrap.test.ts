@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PgTeamStore, SqliteTeamStore, TeamSession, type TeamStore } from '../../src/team/index.js';
+import { TeamSession, openPgTeamStore, openSqliteTeamStore, type TeamStore } from '../../src/team/index.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
 
 const pgReady = await probePostgres();
@@ -48,7 +48,7 @@ describe('bootstrap: one owner however many replicas start on an empty store', (
     const dir = mkdtempSync(join(tmpdir(), 'mcp-budget-bootstrap-'));
     dirs.push(dir);
     const file = join(dir, 'team.db');
-    await race(file, join(dir, 'root'), async () => SqliteTeamStore.open(file));
+    await race(file, join(dir, 'root'), async () => openSqliteTeamStore(file));
   });
 
   it.skipIf(!pgReady)('PostgreSQL: eight sessions on one new database', async () => {
@@ -56,6 +56,6 @@ describe('bootstrap: one owner however many replicas start on an empty store', (
     dbs.push(db);
     const dir = mkdtempSync(join(tmpdir(), 'mcp-budget-bootstrap-pg-'));
     dirs.push(dir);
-    await race(db.target, dir, () => PgTeamStore.open(db.target));
+    await race(db.target, dir, () => openPgTeamStore(db.target));
   });
 });

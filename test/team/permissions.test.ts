@@ -14,7 +14,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPermissions } from '../../scripts/permissions.js';
 import { runExec } from '../../src/commands/exec.js';
-import { PERMISSIONS, PgTeamStore, SqliteTeamStore, TEAM_ACTIONS, type Action, type TeamStore } from '../../src/team/index.js';
+import { PERMISSIONS, TEAM_ACTIONS, openPgTeamStore, openSqliteTeamStore, type Action, type TeamStore } from '../../src/team/index.js';
 import { ROLES, type Role } from '../../src/team/types.js';
 import { ensureBuilt, repoRoot } from '../helpers/cli.js';
 import { connect, killAll, removeStateDir, startListening, type Listening } from '../transport/http-harness.js';
@@ -211,13 +211,13 @@ async function matrix(target: string, open: () => Promise<TeamStore>): Promise<v
 describe('the permission table on every route, as every role', () => {
   it('SQLite', async () => {
     const file = join(dir, 'team.db');
-    await matrix(file, async () => SqliteTeamStore.open(file));
+    await matrix(file, async () => openSqliteTeamStore(file));
   });
 
   it.skipIf(!pgReady)('PostgreSQL', async () => {
     const db = await createTestDatabase();
     dbs.push(db);
-    await matrix(db.target, () => PgTeamStore.open(db.target));
+    await matrix(db.target, () => openPgTeamStore(db.target));
   });
 
   it('specs/permissions.json is generated from the table and the tool declarations (npm run permissions)', async () => {

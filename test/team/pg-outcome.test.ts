@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { EXEC_META_KEY } from '../../src/shared/meta.js';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
-import { PgTeamStore, TeamError, type Member } from '../../src/team/index.js';
+import { TeamError, openPgTeamStore, type Member, type TeamStore } from '../../src/team/index.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
 
 const UPSTREAM = '/var/run/postgresql/.s.PGSQL.5432';
@@ -67,17 +67,17 @@ class CommitCutter {
 describe.runIf(reachable)('PostgreSQL: a commit whose answer was lost', () => {
   let db: TestDatabase;
   let cutter: CommitCutter;
-  let store: PgTeamStore;
-  let direct: PgTeamStore;
+  let store: TeamStore;
+  let direct: TeamStore;
   let owner: Member;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     cutter = new CommitCutter();
     await cutter.listen();
-    direct = await PgTeamStore.open(db.target);
+    direct = await openPgTeamStore(db.target);
     owner = await direct.addMember('olga', 'owner');
-    store = await PgTeamStore.open(`host=${cutter.dir} dbname=${db.name}`);
+    store = await openPgTeamStore(`host=${cutter.dir} dbname=${db.name}`);
   });
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PG_SCHEMA_VERSION, PgTeamStore, TeamSession, isPostgresTarget } from '../../src/team/index.js';
+import { PG_SCHEMA_VERSION, TeamSession, isPostgresTarget, openPgTeamStore } from '../../src/team/index.js';
 import { pgLabel } from '../../src/team/pg-connect.js';
 import { codeOf } from './behaviour.js';
 import { createTestDatabase, onDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
@@ -26,7 +26,7 @@ describe('--team-db values', () => {
   it('an unreachable server is STORE_UNAVAILABLE, naming no password', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pg-none-'));
     try {
-      const err = await PgTeamStore.open(`host=${dir} dbname=x password=s3cret`).then(() => undefined, (e: unknown) => e as Error & { code: string });
+      const err = await openPgTeamStore(`host=${dir} dbname=x password=s3cret`).then(() => undefined, (e: unknown) => e as Error & { code: string });
       expect(err?.code).toBe('STORE_UNAVAILABLE');
       expect(err?.message).not.toContain('s3cret');
     } finally {
@@ -45,10 +45,10 @@ describe.skipIf(!ready)('PostgreSQL databases', () => {
   });
 
   it('replicas opening one database together migrate once and share the store id', async () => {
-    const stores = await Promise.all([PgTeamStore.open(db.target), PgTeamStore.open(db.target), PgTeamStore.open(db.target)]);
+    const stores = await Promise.all([openPgTeamStore(db.target), openPgTeamStore(db.target), openPgTeamStore(db.target)]);
     try {
       expect(new Set(stores.map((s) => s.storeId)).size).toBe(1);
-      const v = await stores[0]!.pool.query<{ version: number }>(`SELECT version FROM schema_version`);
+      const v = await stores[0]!.dialect.pool.query<{ version: number }>(`SELECT version FROM schema_version`);
       expect(v.rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
       // sessions starting together: one adds the first owner, the others find it
       const sessions = Array.from({ length: 3 }, () => new TeamSession(tmpdir(), { dbPath: db.target, as: 'olga' }));
@@ -66,9 +66,9 @@ describe.skipIf(!ready)('PostgreSQL databases', () => {
 
   it('a newer schema is refused and left as it is', async () => {
     await onDatabase(db.target, `UPDATE schema_version SET version = ${PG_SCHEMA_VERSION + 1}`);
-    expect(await codeOf(PgTeamStore.open(db.target))).toBe('STORE_NEWER_SCHEMA');
+    expect(await codeOf(openPgTeamStore(db.target))).toBe('STORE_NEWER_SCHEMA');
     await onDatabase(db.target, `UPDATE schema_version SET version = ${PG_SCHEMA_VERSION}`);
-    const s = await PgTeamStore.open(db.target);
+    const s = await openPgTeamStore(db.target);
     expect((await s.getMember('olga'))?.role).toBe('owner');
     await s.close();
   });
@@ -77,7 +77,7 @@ describe.skipIf(!ready)('PostgreSQL databases', () => {
     const foreign = await createTestDatabase();
     try {
       await onDatabase(foreign.target, `CREATE TABLE accounts (id int); INSERT INTO accounts VALUES (7)`);
-      expect(await codeOf(PgTeamStore.open(foreign.target))).toBe('STORE_FOREIGN');
+      expect(await codeOf(openPgTeamStore(foreign.target))).toBe('STORE_FOREIGN');
       await onDatabase(foreign.target, `DO $$ BEGIN IF (SELECT count(*) FROM pg_tables WHERE schemaname = 'public') <> 1 THEN RAISE 'touched'; END IF; END $$`);
     } finally {
       await foreign.drop();

@@ -3,7 +3,7 @@
  * own (emptied between tests, ids restarting at 1), dropped at the end.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { PgTeamStore, type TeamStore } from '../../src/team/index.js';
+import { openPgTeamStore, type PgDialect, type TeamService, type TeamStore } from '../../src/team/index.js';
 import { describeStoreBehaviour } from './behaviour.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
 
@@ -14,11 +14,11 @@ const DATA_TABLES = 'inbox_acked, inbox, comments, task_labels, labels, tasks, m
 
 describe.skipIf(!ready)('PostgreSQL engine', () => {
   let db: TestDatabase;
-  let shared: PgTeamStore;
+  let shared: TeamService<PgDialect>;
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    shared = await PgTeamStore.open(db.target);
+    shared = await openPgTeamStore(db.target);
   });
 
   afterAll(async () => {
@@ -29,12 +29,12 @@ describe.skipIf(!ready)('PostgreSQL engine', () => {
   describeStoreBehaviour({
     name: 'postgres',
     async fresh(): Promise<TeamStore> {
-      await shared.pool.query(`TRUNCATE ${DATA_TABLES} RESTART IDENTITY`);
+      await shared.dialect.pool.query(`TRUNCATE ${DATA_TABLES} RESTART IDENTITY`);
       return shared;
     },
     async release() {},
     async sendMany(s, author, messages) {
-      await (s as PgTeamStore).sendMany(author, messages);
+      await (s as TeamService).sendMany(author, messages);
     },
   });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, SqliteTeamStore, type TeamStore } from '../../src/team/index.js';
+import { SCHEMA_VERSION, openSqliteTeamStore, type TeamService, type TeamStore } from '../../src/team/index.js';
 import { codeOf, describeStoreBehaviour } from './behaviour.js';
 
 const dirs = new Map<TeamStore, string>();
@@ -17,7 +17,7 @@ describe('SQLite engine', () => {
     name: 'sqlite',
     async fresh() {
       const d = mkdtempSync(join(tmpdir(), 'team-store-'));
-      const s = SqliteTeamStore.open(join(d, 'team.db'));
+      const s = openSqliteTeamStore(join(d, 'team.db'));
       dirs.set(s, d);
       return s;
     },
@@ -27,21 +27,18 @@ describe('SQLite engine', () => {
       dirs.delete(s);
     },
     async sendMany(s, author, messages) {
-      const sq = s as SqliteTeamStore;
-      sq.write(() => {
-        for (const m of messages) sq.messages.send(author, m);
-      });
+      await (s as TeamService).sendMany(author, messages);
     },
   });
 });
 
 describe('SQLite files', () => {
   let dir: string;
-  let store: SqliteTeamStore;
+  let store: TeamStore;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'team-store-'));
-    store = SqliteTeamStore.open(join(dir, 'team.db'));
+    store = openSqliteTeamStore(join(dir, 'team.db'));
     await store.addMember('olga', 'owner');
   });
 
@@ -54,22 +51,22 @@ describe('SQLite files', () => {
     it('corrupt, foreign and newer files are refused and left byte-identical', async () => {
       const corrupt = join(dir, 'corrupt.db');
       writeFileSync(corrupt, Buffer.alloc(8192, 7));
-      expect(await codeOf(() => SqliteTeamStore.open(corrupt))).toBe('STORE_CORRUPT');
+      expect(await codeOf(() => openSqliteTeamStore(corrupt))).toBe('STORE_CORRUPT');
       expect(readFileSync(corrupt)).toEqual(Buffer.alloc(8192, 7));
 
       const foreign = join(dir, 'foreign.db');
       const f = new Database(foreign);
       f.exec('CREATE TABLE x (y)');
       f.close();
-      expect(await codeOf(() => SqliteTeamStore.open(foreign))).toBe('STORE_FOREIGN');
+      expect(await codeOf(() => openSqliteTeamStore(foreign))).toBe('STORE_FOREIGN');
 
       const newer = join(dir, 'newer.db');
-      SqliteTeamStore.open(newer).db.close();
+      await openSqliteTeamStore(newer).close();
       const n = new Database(newer);
       n.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
       n.close();
       const bytes = readFileSync(newer);
-      expect(await codeOf(() => SqliteTeamStore.open(newer))).toBe('STORE_NEWER_SCHEMA');
+      expect(await codeOf(() => openSqliteTeamStore(newer))).toBe('STORE_NEWER_SCHEMA');
       expect(readFileSync(newer)).toEqual(bytes);
     });
   });

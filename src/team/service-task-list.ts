@@ -1,30 +1,17 @@
 /**
- * The `list_tasks` query, one home for SQLite and PostgreSQL: newest change first by the keyset
- * (updated_at, id); with a label, paged on the label index (label, updated_at, task_id) and joined
- * to the tasks; status and assignee as filters; limit+1 rows. Each engine gives its columns, its
- * placeholder form, and the assignee's member id (looked up its own way).
+ * The `list_tasks` query: newest change first by the keyset (updated_at, id); with a label, paged
+ * on the label index (label, updated_at, task_id) and joined to the tasks; status and assignee as
+ * filters; limit+1 rows. The caller gives the columns and the assignee's member id.
  */
+import { TASKS_FROM } from './service-rows.js';
 import type { TaskFilter, TimeKey } from './types.js';
 import { checkStatus } from './validate.js';
 
-/** The tasks joined to their assignee and creator, as both engines name them. */
-export const TASKS_FROM = `tasks t LEFT JOIN members a ON a.id = t.assignee_id LEFT JOIN members c ON c.id = t.created_by`;
-
-/**
- * The SQL and parameters of one page. `placeholder(n)`: the engine's mark for the n-th parameter
- * (1-based): `?` for SQLite, `$n` for PostgreSQL.
- */
-export function taskListQuery(
-  columns: string,
-  filter: TaskFilter,
-  assigneeId: number | undefined,
-  after: TimeKey | undefined,
-  limit: number,
-  placeholder: (n: number) => string,
-): { sql: string; params: unknown[] } {
+/** The SQL (`?` parameters) and parameters of one page. */
+export function taskListQuery(columns: string, filter: TaskFilter, assigneeId: number | undefined, after: TimeKey | undefined, limit: number): { sql: string; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
-  const p = (v: unknown): string => placeholder(params.push(v));
+  const p = (v: unknown): string => (params.push(v), '?');
   let order = `t.updated_at DESC, t.id DESC`;
   let key = `(t.updated_at, t.id)`;
   let from = TASKS_FROM;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { SQLITE_SETTINGS } from './limits.js';
 import { TeamError } from './types.js';
+import { BudgetError } from '../engine/index.js';
 
 type Db = Database.Database;
 
@@ -105,7 +106,7 @@ const MIGRATIONS: readonly string[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 function wrapOpenError(e: unknown, label: string): TeamError {
-  if (e instanceof TeamError) return e;
+  if (e instanceof BudgetError) return e;
   const code = (e as { code?: string }).code ?? '';
   const msg = e instanceof Error ? e.message : String(e);
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {

@@ -1,0 +1,82 @@
+/**
+ * The protocol between the team service's rules and a dialect. A rule is a generator that yields
+ * query requests and receives their results: `const row = yield* q.get<Row>(sql, params)`. It says
+ * what to read and write and never how, so one rule body runs synchronously inside a
+ * better-sqlite3 transaction (nothing can interleave, and no promise is made per query) and
+ * asynchronously on PostgreSQL (each request awaited on the transaction's client).
+ *
+ * | request | result                                            |
+ * | ------- | ------------------------------------------------- |
+ * | `get`   | the first row, or `undefined`                     |
+ * | `all`   | every row                                         |
+ * | `run`   | how many rows the statement changed               |
+ *
+ * Shared SQL writes its parameters as `?` (the PostgreSQL dialect numbers them `$1, $2, …`); a
+ * dialect's own statements may use its native form. A failed query is thrown into the rule at the
+ * `yield`, as an awaited query would throw, so a rule's `try`/`finally` means what it says.
+ */
+
+/** One query a rule asks for. */
+export interface Query {
+  op: 'get' | 'all' | 'run';
+  sql: string;
+  params: readonly unknown[];
+}
+
+/** A rule: yields queries, receives their results, returns `T`. */
+export type Rule<T> = Generator<Query, T, unknown>;
+
+/** The first row of `sql`, or `undefined`. */
+function* get<R>(sql: string, params: readonly unknown[] = []): Rule<R | undefined> {
+  return (yield { op: 'get', sql, params }) as R | undefined;
+}
+
+/** Every row of `sql`. */
+function* all<R>(sql: string, params: readonly unknown[] = []): Rule<R[]> {
+  return (yield { op: 'all', sql, params }) as R[];
+}
+
+/** Runs a statement that returns no rows; how many rows it changed. */
+function* run(sql: string, params: readonly unknown[] = []): Rule<number> {
+  return (yield { op: 'run', sql, params }) as number;
+}
+
+/** The queries a rule may yield. */
+export const q = Object.freeze({ get, all, run });
+
+/** Drive `rule` to its end, each query answered at once by `exec` (SQLite). */
+export function runRuleSync<T>(rule: Rule<T>, exec: (query: Query) => unknown): T {
+  let step = rule.next();
+  while (step.done !== true) {
+    let out: unknown;
+    try {
+      out = exec(step.value);
+    } catch (e) {
+      step = rule.throw(e);
+      continue;
+    }
+    step = rule.next(out);
+  }
+  return step.value;
+}
+
+/** Drive `rule` to its end, each query awaited from `exec` (PostgreSQL). */
+export async function runRuleAsync<T>(rule: Rule<T>, exec: (query: Query) => Promise<unknown>): Promise<T> {
+  let step = rule.next();
+  while (step.done !== true) {
+    let out: unknown;
+    try {
+      out = await exec(step.value);
+    } catch (e) {
+      step = rule.throw(e);
+      continue;
+    }
+    step = rule.next(out);
+  }
+  return step.value;
+}
+
+/** A page from `limit + 1` rows. */
+export function pageOf<T>(rows: T[], limit: number): { rows: T[]; more: boolean } {
+  return { rows: rows.length > limit ? rows.slice(0, limit) : rows, more: rows.length > limit };
+}
