@@ -10,8 +10,9 @@
  * chunk 515-590 ms against 630-650 ms; a read started ahead on the thread pool (to overlap reading
  * and scanning) did not overlap there (625-665 ms).
  */
+import { fstatSync, read, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { read, readSync } from 'node:fs';
+import { Socket, type SocketConstructorOpts } from 'node:net';
 
 export const READ_CHUNK_BYTES = 256 * 1024;
 
@@ -36,10 +37,77 @@ export async function* readChunks(source: string | number, chunkBytes = READ_CHU
       await fh.close();
     }
   }
+  const st = fstatSync(source);
+  if (st.isFIFO() || st.isSocket()) {
+    yield* readPipe(source, buf);
+    return;
+  }
   for (;;) {
     const n = await readFd(source, buf);
     if (n === 0) return;
     yield buf.subarray(0, n);
+  }
+}
+
+/** Bytes one read of a pipe or socket can return (a pipe holds 64 KiB). */
+const PIPE_READ_BYTES = 64 * 1024;
+
+/**
+ * A pipe or socket, read on the event loop into one reused buffer and handed on in pieces of most
+ * of `out`. Perf: a pipe returns at most 64 KiB a read; read on the thread pool, each piece cost a
+ * round trip there (1 GB of 64 KiB pieces: about 1.2 s against 0.5 s for the same bytes from a
+ * file), and the consumer paid its own cost per piece besides. Reading through the socket's
+ * `onread` buffer takes no thread and allocates nothing; gathering pieces into `out` hands the
+ * consumer as few chunks as a file gives it. The socket is paused while the consumer works.
+ */
+async function* readPipe(fd: number, out: Buffer): AsyncGenerator<Buffer> {
+  let filled = 0;
+  let ended = false;
+  let failure: Error | undefined;
+  let wake: (() => void) | undefined;
+  const full = (): boolean => out.length - filled < PIPE_READ_BYTES;
+  // `onread` is taken by the constructor as by `connect` (Node 12+); the type declares it on `connect` only.
+  const options: SocketConstructorOpts & { onread: { buffer: Uint8Array; callback: (n: number, piece: Uint8Array) => boolean } } = {
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: Buffer.allocUnsafe(PIPE_READ_BYTES),
+      callback: (n: number, piece: Uint8Array): boolean => {
+        out.set(piece.subarray(0, n), filled);
+        filled += n;
+        if (!full()) return true;
+        wake?.();
+        return false; // paused until the consumer has taken `out`
+      },
+    },
+  };
+  const socket = new Socket(options);
+  socket.on('end', () => {
+    ended = true;
+    wake?.();
+  });
+  socket.on('error', (e: Error) => {
+    failure = e;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      if (failure !== undefined) throw failure;
+      if (full() || (ended && filled > 0)) {
+        socket.pause();
+        const n = filled;
+        filled = 0;
+        yield out.subarray(0, n);
+        socket.resume();
+        continue;
+      }
+      if (ended) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  } finally {
+    socket.destroy();
   }
 }
 
