@@ -8,9 +8,10 @@
  * been applied, answers a compact receipt of what it did and never advises a replay.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
-import { asWorkspaceError, structured, toolError, type Call, type PageBudget } from '../tools/index.js';
+import { asWorkspaceError, structuredPage, toolError, type Call, type PageBudget } from '../tools/index.js';
 import { continuationPlanOf, receiptPlanOf } from './plan.js';
 import { receiptOf } from './receipt.js';
 import type { ActionRegistry, ExecAction } from './registry.js';
@@ -28,6 +29,13 @@ export const EXEC_LIMITS = Object.freeze({
   /** Longest action name accepted (UTF-16 units). */
   maxActionChars: 128,
 });
+
+/** exec's `outputSchema`: the success envelope (an `isError` answer has no structure). Built here, so the envelope is typed by it. */
+export const EXEC_OUTPUT = {
+  action: z.string(),
+  ok: z.literal(true),
+  result: z.record(z.string(), z.unknown()),
+};
 
 /** `_meta` key of exec's own answers; `withExecReports` moves it under the report key once bounded. */
 export const EXEC_META_KEY = 'io.github.mcp-result-budget/exec';
@@ -66,7 +74,7 @@ export async function execute(registry: ActionRegistry, settings: ExecSettings, 
   }
   const envelope = { action: action.name, ok: true as const, result: structure as Record<string, unknown> };
   const bytes = Buffer.byteLength(JSON.stringify(envelope));
-  const answer = structured(envelope);
+  const answer = structuredPage(EXEC_OUTPUT, envelope);
   const overOwn = bytes > EXEC_LIMITS.envelopeBytes;
   if (!overOwn && fitsWithinBudget(answer, settings.limits, 'result')) return answer;
   // Over the server's budget only: the structure the budget carries whole is about one page.

@@ -4,11 +4,13 @@
  * page drifts from its output schema (a member missing, of another type, optional where the schema
  * says nullable, or a member the schema does not list) does not compile.
  *
- * Types only: nothing here runs, and the one cast from the SDK's parsed arguments to
- * {@link ToolArgs} sits where the helpers register a tool (`src/server/tool-kinds.ts`).
+ * The helpers that declare tools (`src/server/tool-kinds.ts`) type `run` with {@link ToolRun}, and
+ * hold the one cast, from the SDK's parsed arguments to {@link ToolArgs}; a tool registered by hand
+ * (`exec`) builds its page with {@link structuredPage}.
  */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { Call, Shape } from './pipeline.js';
+import { structured, type Call, type Shape } from './pipeline.js';
 
 /**
  * What a tool's body receives: the input shape's parsed type. Both routes hand over parsed
@@ -56,3 +58,12 @@ export type OnlyListed<R, P> = [UnlistedMembers<R, P>] extends [never] ? unknown
  * inferred from the body, so a backend's own page type is checked as it is, not as asserted.
  */
 export type ToolRun<A, O extends Shape, R> = (args: A, call: Call) => Promise<R & OnlyListed<R, ToolPage<O>>>;
+
+/**
+ * `page` as the result of a tool that publishes `outputSchema`, checked as {@link ToolRun} checks a
+ * page (its schema's type, no member it does not list). For a tool registered without the helpers;
+ * the schema is passed only for its type.
+ */
+export function structuredPage<O extends Shape, R extends ToolPage<O>>(outputSchema: O, page: R & OnlyListed<R, ToolPage<O>>): CallToolResult {
+  return structured(page);
+}

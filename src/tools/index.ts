@@ -4,6 +4,6 @@
  */
 export { fitEchoes, MIN_PAGE_BYTES, PAGE_OVERHEAD_BYTES, pageBudgetFor, searchPathBytes, SERVE_MINIMUMS, type PageBudget } from './page-budget.js';
 export { Call, asWorkspaceError, runToolCall, structured, toolError, type Authority, type CallExtra, type CallHost, type DeclaredTool, type Shape } from './pipeline.js';
-export type { OnlyListed, ToolArgs, ToolPage, ToolRun, UnlistedMembers } from './contract.js';
+export { structuredPage, type OnlyListed, type ToolArgs, type ToolPage, type ToolRun, type UnlistedMembers } from './contract.js';
 export { editDistance, nearestNames, strictInput } from './input.js';
 export { MAX_RUNNING_TOOL_CALLS, WorkLimiter } from './work-limiter.js';
