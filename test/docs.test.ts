@@ -28,21 +28,28 @@ it('docs: ARCHITECTURE.md maps every source file, and names no file that is gone
   expect(named.filter((f) => !existsSync(join(root, f)))).toEqual([]);
 });
 
-it('docs: no two source folders import each other (the folders form floors, each importing only those below it)', () => {
+/** Import edges between source folders (a folder is a file's directory: `transport/core`, `engine`, `.`). */
+function folderEdges(): Map<string, Set<string>> {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const folderOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : '.');
+  const folderOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '.');
   const edges = new Map<string, Set<string>>();
   for (const f of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
     if (!f.endsWith('.ts')) continue;
     const rel = f.split(sep).join('/');
     const from = folderOf(rel);
+    edges.set(from, edges.get(from) ?? new Set());
     const text = readFileSync(join(root, 'src', f), 'utf8');
     for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)'/g)) {
       const target = new URL(m[1]!, `file:///src/${rel}`).pathname.slice('/src/'.length);
       const to = folderOf(target);
-      if (to !== from) (edges.get(from) ?? edges.set(from, new Set()).get(from)!).add(to);
+      if (to !== from) edges.get(from)!.add(to);
     }
   }
+  return edges;
+}
+
+it('docs: no two source folders import each other (the folders form floors, each importing only those below it)', () => {
+  const edges = folderEdges();
   const mutual = [...edges].flatMap(([a, tos]) => [...tos].filter((b) => a < b && edges.get(b)?.has(a)).map((b) => `${a} <-> ${b}`));
   expect(mutual).toEqual([]);
   // and no longer cycle either: a topological order of the folders exists
@@ -58,4 +65,20 @@ it('docs: no two source folders import each other (the folders form floors, each
     }
   }
   expect([...left.keys()]).toEqual([]);
+});
+
+it('docs: the code map is grouped by folder, floor by floor (a folder after every folder it imports)', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const map = readFileSync(join(root, 'ARCHITECTURE.md'), 'utf8');
+  const rows = [...map.matchAll(/^\| `src\/([^`\s]+)\.(?:ts|c)` \|/gm)].map((m) => m[1]!);
+  const folders: string[] = [];
+  for (const r of rows) {
+    const folder = r.includes('/') ? r.slice(0, r.lastIndexOf('/')) : '.';
+    if (folders.at(-1) !== folder) folders.push(folder);
+  }
+  // One block a folder: a folder met twice is split.
+  expect(folders.filter((f, i) => folders.indexOf(f) !== i)).toEqual([]);
+  const edges = folderEdges();
+  const late = [...edges].flatMap(([a, tos]) => [...tos].filter((b) => folders.includes(a) && folders.indexOf(b) > folders.indexOf(a)).map((b) => `${a} is listed before ${b}, which it imports`));
+  expect(late).toEqual([]);
 });

@@ -8,9 +8,10 @@
  * been applied, answers a compact receipt of what it did and never advises a replay.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { BudgetError, fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
-import { asToolFailure, structured, toolError, type Call, type PageBudget } from '../tools/index.js';
+import { asToolFailure, structuredPage, toolError, type Call, type PageBudget } from '../tools/index.js';
 import { continuationPlanOf, receiptPlanOf } from './plan.js';
 import { receiptOf } from './receipt.js';
 import type { ActionRegistry, ExecAction } from './registry.js';
@@ -29,6 +30,13 @@ export const EXEC_LIMITS = Object.freeze({
   /** Longest action name accepted (UTF-16 units). */
   maxActionChars: 128,
 });
+
+/** exec's `outputSchema`: the success envelope (an `isError` answer has no structure). Built here, so the envelope is typed by it. */
+export const EXEC_OUTPUT = {
+  action: z.string(),
+  ok: z.literal(true),
+  result: z.record(z.string(), z.unknown()),
+};
 
 /** `_meta` key of exec's own answers; `withExecReports` moves it under the report key once bounded. */
 
@@ -65,7 +73,7 @@ export async function execute(registry: ActionRegistry, settings: ExecSettings, 
   }
   const envelope = { action: action.name, ok: true as const, result: structure as Record<string, unknown> };
   const bytes = Buffer.byteLength(JSON.stringify(envelope));
-  const answer = structured(envelope);
+  const answer = structuredPage(EXEC_OUTPUT, envelope);
   const overOwn = bytes > EXEC_LIMITS.envelopeBytes;
   if (!overOwn && fitsWithinBudget(answer, settings.limits, 'result')) return answer;
   // Over the server's budget only: the structure the budget carries whole is about one page.

@@ -3,7 +3,7 @@
  * `specs/exec-action-inventory.json`.
  */
 export { ActionRegistry, actionNameOf, type ActionClass, type ExecAction } from './registry.js';
-export { EXEC_LIMITS, actionOf, execute, type ExecSettings } from './envelope.js';
+export { EXEC_LIMITS, EXEC_OUTPUT, actionOf, execute, type ExecSettings } from './envelope.js';
 export { continuationPlanOf, receiptPlanOf, type ContinuationPlan, type ReceiptField } from './plan.js';
 export { RECEIPT_LIMITS } from './receipt.js';
 export { promoteExecReport, withExecReports } from './report-key.js';

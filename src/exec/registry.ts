@@ -55,8 +55,8 @@ export class ActionRegistry {
     }
     // A domain is a first word that more than one tool shares (`task_*`), or any the plural rule needs.
     const firstWords = new Set([...counts].filter(([, n]) => n > 1).map(([w]) => w));
+    // Every declared tool has an output schema (the declaration's type requires one), so every action's result is typed.
     for (const t of tools) {
-      if (t.outputSchema === undefined) throw new Error(`exec: tool \`${t.name}\` declares no outputSchema; every action's result is typed`);
       const name = actionNameOf(t.name, firstWords);
       if (this.byName.has(name)) throw new Error(`exec: two tools map to the action \`${name}\``);
       const readOnly = t.annotations.readOnlyHint;

@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ResolvedLimits } from '../engine/index.js';
-import { ActionRegistry, EXEC_LIMITS, actionOf, execute } from '../exec/index.js';
+import { ActionRegistry, EXEC_LIMITS, EXEC_OUTPUT, actionOf, execute } from '../exec/index.js';
 import { runToolCall, type CallExtra } from '../tools/index.js';
 import type { ToolContext } from './tool-kinds.js';
 
@@ -17,13 +17,6 @@ const ENTRY = 'src/server/exec-tool.ts';
 const EXEC_INPUT = {
   action: z.string().min(1).max(EXEC_LIMITS.maxActionChars).describe('Action name, domain.verb (e.g. workspace.list_dir, git.log, task.create).'),
   input: z.record(z.string(), z.unknown()).optional().describe("The action's input: the same arguments as its tool (default {})."),
-};
-
-/** The success envelope (an `isError` answer has no structure). */
-const EXEC_OUTPUT = {
-  action: z.string(),
-  ok: z.literal(true),
-  result: z.record(z.string(), z.unknown()),
 };
 
 /** `exec` as registered: its actions, and the route the `mcp-budget exec` CLI takes (the same pipeline). */

@@ -76,7 +76,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   // once per call: config can change between calls).
   const runner = new GitRunner(ws);
   const git = (): GitRunner => runner.scope();
-  defineListTool<{ ref?: string; path?: string }>(
+  defineListTool(
     ctx,
     {
       name: 'git_log',
@@ -99,7 +99,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     },
     'the `path` argument',
   );
-  defineListTool<Record<string, never>>(
+  defineListTool(
     ctx,
     {
       name: 'git_status',
@@ -124,7 +124,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     ['git_branches', 'heads'],
     ['git_tags', 'tags'],
   ] as const) {
-    defineListTool<{ match?: string }>(
+    defineListTool(
       ctx,
       {
         name,
@@ -146,7 +146,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       'the `match` argument',
     );
   }
-  defineListTool<{ match?: string }>(
+  defineListTool(
     ctx,
     {
       name: 'git_stashes',
@@ -166,7 +166,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     },
     'the `match` argument',
   );
-  defineDetailTool<Record<string, never>>(ctx, {
+  defineDetailTool(ctx, {
     name: 'git_merge_status',
     action: 'git.read',
     entryPoint: `${ENTRY}#git_merge_status`,
@@ -182,7 +182,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     run: () => gitMergeStatus(git(), ctx.page),
   });
   const caps = { ...GIT_WRITE_LIMITS };
-  defineMutationTool<{ message: string; paths?: string[] }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'git_commit',
     action: 'git.write',
     entryPoint: `${ENTRY}#git_commit`,
@@ -206,7 +206,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     },
     run: (args) => gitCommit(git(), ws, args),
   });
-  defineMutationTool<{ name: string; start_point?: string }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'git_create_branch',
     action: 'git.write',
     entryPoint: `${ENTRY}#git_create_branch`,
@@ -225,7 +225,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     outputSchema: { branch: z.string(), commit: z.string() },
     run: (args) => gitCreateBranch(git(), args),
   });
-  defineMutationTool<{ name: string; target?: string; message?: string }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'git_create_tag',
     action: 'git.write',
     entryPoint: `${ENTRY}#git_create_tag`,

@@ -164,9 +164,10 @@ export interface TeamCall {
  * A team tool body on the store and the member the call pipeline resolved (it opened the store and
  * refused a role the permission table denies the tool's action). A tool that settles `own` access
  * itself (`ownable`: on the item inside its write, with `call.requireOwn`) runs for such a caller;
- * any other tool refuses it.
+ * any other tool refuses it. Arguments and page pass through untouched, so the tool's contract
+ * types both (`A` from the declaration's `args`, `R` checked against its `outputSchema`).
  */
-export function withTeam<A>(fn: (args: A, team: TeamCall) => Promise<object>, ownable = false): (args: A, call: Call) => Promise<object> {
+export function withTeam<A, R>(fn: (args: A, team: TeamCall) => Promise<R>, ownable = false): (args: A, call: Call) => Promise<R> {
   return async (args, call) => {
     const team = { ...call.team(), call };
     if (!ownable) call.requireOwn(false);

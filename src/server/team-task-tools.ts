@@ -67,7 +67,7 @@ const mutationRow = {
 };
 
 export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void {
-  defineListTool<{ status?: (typeof TASK_STATUSES)[number]; assignee?: string; label?: string }>(
+  defineListTool(
     ctx,
     {
       name: 'list_tasks',
@@ -98,7 +98,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     'search_tasks',
   );
 
-  defineSearchTool<{ status?: (typeof TASK_STATUSES)[number] }>(ctx, {
+  defineSearchTool(ctx, {
     name: 'search_tasks',
     action: 'task.read',
     entryPoint: `${ENTRY}#search_tasks`,
@@ -133,7 +133,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
   });
 
   const windowBytes = Math.min(ctx.page.maxPageStringBytes, Math.floor(ctx.page.maxPageBytes / 2));
-  defineDetailTool<{ id: number | string; body_offset?: number; comments_limit?: number; comments_cursor?: string }>(ctx, {
+  defineDetailTool(ctx, {
     name: 'task_get',
     action: 'task.read',
     entryPoint: `${ENTRY}#task_get`,
@@ -170,7 +170,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     }),
   });
 
-  defineMutationTool<{ title: string; body?: string; status?: (typeof TASK_STATUSES)[number]; priority?: (typeof TASK_PRIORITIES)[number]; assignee?: string; labels?: string[] }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'task_create',
     action: 'task.create',
     entryPoint: `${ENTRY}#task_create`,
@@ -185,7 +185,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     }),
   });
 
-  defineMutationTool<{ id: number | string; title?: string; body?: string; status?: (typeof TASK_STATUSES)[number]; priority?: (typeof TASK_PRIORITIES)[number]; assignee?: string | null; labels?: string[] }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'task_update',
     action: 'task.update',
     entryPoint: `${ENTRY}#task_update`,
@@ -207,7 +207,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     ),
   });
 
-  defineMutationTool<{ id: number | string; body: string }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'task_comment',
     action: 'task.comment',
     entryPoint: `${ENTRY}#task_comment`,
@@ -222,7 +222,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     }),
   });
 
-  defineSearchTool<{ field: (typeof FIELDS)[number] }>(ctx, {
+  defineSearchTool(ctx, {
     name: 'task_options',
     action: 'task.read',
     entryPoint: `${ENTRY}#task_options`,

@@ -19,7 +19,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
   const cursors = new TeamCursors(codec);
   const windowBytes = Math.min(ctx.page.maxPageStringBytes, ctx.page.maxPageBytes - TEAM_PAGE_FIELDS_BYTES);
 
-  defineMutationTool<{ channel: string; body: string; to?: string[]; reply_to?: number }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'message_send',
     action: 'message.send',
     entryPoint: `${ENTRY}#message_send`,
@@ -44,7 +44,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     }),
   });
 
-  defineListTool<{ channel: string }>(
+  defineListTool(
     ctx,
     {
       name: 'message_history_read',
@@ -78,7 +78,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     'message_search',
   );
 
-  defineSearchTool<{ channel?: string }>(ctx, {
+  defineSearchTool(ctx, {
     name: 'message_search',
     action: 'message.read',
     entryPoint: `${ENTRY}#message_search`,
@@ -113,7 +113,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     }),
   });
 
-  defineDetailTool<{ id: number; offset?: number }>(ctx, {
+  defineDetailTool(ctx, {
     name: 'message_get',
     action: 'message.read',
     entryPoint: `${ENTRY}#message_get`,
@@ -136,7 +136,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     }),
   });
 
-  defineListTool<{ peek?: boolean }>(
+  defineListTool(
     ctx,
     {
       name: 'inbox_read',
@@ -167,7 +167,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     'message_search',
   );
 
-  defineMutationTool<{ ack_cursor: string }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'inbox_ack',
     action: 'inbox.ack',
     entryPoint: `${ENTRY}#inbox_ack`,

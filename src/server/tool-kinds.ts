@@ -5,12 +5,29 @@
  * caps for mutations, and errors as tool failures with a stable code. Each declaration carries its
  * inventory row, so `specs/agent-mcp-tool-inventory.json` is generated from (and tested against)
  * the code.
+ *
+ * The helpers are generic in a tool's input shape `S`, output shape `O` and page `R`, all inferred
+ * from the declaration: `run` gets its arguments typed by `args` and must return a page typed by
+ * `outputSchema` (src/tools/contract.ts), so a backend whose page drifts does not compile.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
 import type { Action } from '../team/index.js';
-import { runToolCall, strictInput, structured, type Authority, type CallExtra, type Call, type DeclaredTool, type Shape, type PageBudget, type WorkLimiter } from '../tools/index.js';
+import {
+  runToolCall,
+  strictInput,
+  structured,
+  type Authority,
+  type CallExtra,
+  type DeclaredTool,
+  type Shape,
+  type PageBudget,
+  type ToolArgs,
+  type ToolPage,
+  type ToolRun,
+  type WorkLimiter,
+} from '../tools/index.js';
 
 export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
 
@@ -46,30 +63,54 @@ export interface ToolContext {
   authority: Authority;
 }
 
-interface BaseSpec<A> {
+/** What every declaration names besides its schemas and body (the inventory row reads only these). */
+interface SpecHead {
   name: string;
   entryPoint: string;
   /** What the tool does, as the permission table names it (the pipeline checks it before `run`). */
   action: Action;
   description: string;
-  /** Tool-specific arguments (limit and cursor are added for paged tools). */
-  args: Shape;
   row: Omit<InventoryRow, 'name' | 'entry_point' | 'classification' | 'limit' | 'result_budget'>;
-  /** Shape of `structuredContent` (published as the tool's `outputSchema`; the SDK checks results against it). */
-  outputSchema?: Shape;
-  run: (args: A, call: Call) => Promise<object>;
+  /** Shape of `structuredContent`: published as the tool's `outputSchema`, checked by the SDK, and the type of `run`'s page. */
+  outputSchema: Shape;
 }
 
-interface PagedSpec<A> extends BaseSpec<A & { limit: number; cursor: string | undefined }> {
-  limit: { default: number; max: number; overMax: 'clamp' | 'refuse' };
+/**
+ * A declaration with input shape `S`, output shape `O` and page `R`; `A` is what `run` receives
+ * (the arguments `S` parses to, plus what the tool's kind adds). Every tool declares an output
+ * schema: `exec` types every action's result by it.
+ */
+interface BaseSpec<S extends Shape, O extends Shape, R, A = ToolArgs<S>> extends SpecHead {
+  /** Tool-specific arguments (limit and cursor are added for paged tools). */
+  args: S;
+  outputSchema: O;
+  run: ToolRun<A, O, R>;
+}
+
+/** What a paged tool's `run` gets besides its own arguments: the page size to read and the cursor. */
+export interface PageArgs {
+  limit: number;
+  cursor: string | undefined;
+}
+
+/** How a paged tool sizes its pages. */
+interface PageLimit {
+  default: number;
+  max: number;
+  overMax: 'clamp' | 'refuse';
+}
+
+interface PagedSpec<S extends Shape, O extends Shape, R, Extra = unknown> extends BaseSpec<S, O, R, ToolArgs<S> & PageArgs & Extra> {
+  limit: PageLimit;
   /** Take a `cursor` argument. @default true */
   cursor?: boolean;
 }
 
 /** The query argument of a search tool. @default { name: 'query', required: true } */
-export interface QueryArg {
+export interface QueryArg<Required extends boolean = boolean> {
   name: string;
-  required: boolean;
+  /** A required query reaches `run` as a string; an optional one may be `undefined`. */
+  required: Required;
   /** Longest accepted query (UTF-16 units); longer is a validation error. */
   maxChars?: number;
   description?: string;
@@ -80,11 +121,11 @@ export interface QueryArg {
  * refused or clamped), then clamped to the items a page may hold under the active limits, so the
  * budget never drops items a cursor would skip (`has_more` and the cursor continue instead).
  */
-function resolveLimit(ctx: ToolContext, name: string, raw: unknown, spec: PagedSpec<never>['limit']): number {
+function resolveLimit(ctx: ToolContext, name: string, raw: unknown, spec: PageLimit): number {
   return Math.min(requestedLimit(name, raw, spec), ctx.page.maxPageItems);
 }
 
-function requestedLimit(name: string, raw: unknown, spec: PagedSpec<never>['limit']): number {
+function requestedLimit(name: string, raw: unknown, spec: PageLimit): number {
   if (raw === undefined) return spec.default;
   const n = raw as number;
   if (n > spec.max) {
@@ -103,7 +144,7 @@ function register(
   shape: Shape,
   annotations: DeclaredTool['annotations'],
   handler: DeclaredTool['handler'],
-  outputSchema?: Shape,
+  outputSchema: Shape,
 ): void {
   const { name, action, description } = spec;
   // A tool that writes names a write action, and a read-only one a read: the table cannot be dodged by a label.
@@ -111,16 +152,29 @@ function register(
   const tool: DeclaredTool = { name, inputShape: shape, outputSchema, annotations, action, handler };
   (ctx.declared ??= []).push(tool);
   const inputSchema = strictInput(name, shape);
-  const config = outputSchema === undefined ? { description, inputSchema, annotations } : { description, inputSchema, annotations, outputSchema };
-  ctx.server.registerTool(name, config, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, action, (call) => tool.handler(args, call)));
+  ctx.server.registerTool(name, { description, inputSchema, annotations, outputSchema }, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, action, (call) => tool.handler(args, call)));
 }
 
 const limitArg = (max: number): z.ZodTypeAny =>
   z.number().int().min(1).optional().describe(`Page size (default shown in the description; at most ${max}).`);
 const cursorArg = z.string().max(4096).optional().describe('Opaque cursor from a previous page (`next_cursor`).');
 
+/**
+ * The arguments as `run` sees them. The SDK (or `exec`) parsed them with the tool's strict input
+ * schema, built from `args` and the kind's own members, so they are `ToolArgs<S>` and more: the
+ * contract's one cast, made here so no tool asserts its own argument types.
+ */
+function parsedArgs<S extends Shape>(args: Record<string, unknown>): ToolArgs<S> {
+  return args as ToolArgs<S>;
+}
+
+/** The parsed arguments with what the tool's kind adds (the page size it resolved, the query under one name). */
+function withKindArgs<S extends Shape, K extends object>(args: Record<string, unknown>, added: K): ToolArgs<S> & K {
+  return { ...parsedArgs<S>(args), ...added };
+}
+
 /** A browse/list tool: one bounded page; refuses a query and points to the search tool. */
-export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTool: string): void {
+export function defineListTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(ctx: ToolContext, spec: PagedSpec<S, O, R>, searchTool: string): void {
   const shape: Shape = { ...spec.args, limit: limitArg(spec.limit.max), ...(spec.cursor === false ? {} : { cursor: cursorArg }) };
   for (const q of QUERY_ARGS) shape[q] = z.unknown().optional().describe(`Not accepted: use ${searchTool} to search.`);
   register(ctx, { ...spec, description: `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).` }, shape, { readOnlyHint: true }, async (args, call) => {
@@ -130,38 +184,46 @@ export function defineListTool<A>(ctx: ToolContext, spec: PagedSpec<A>, searchTo
       }
     }
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
-    return structured(await spec.run({ ...(args as A), limit, cursor: args.cursor as string | undefined }, call));
+    return structured(await spec.run(withKindArgs<S, PageArgs>(args, { limit, cursor: args.cursor as string | undefined }), call));
   }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, 'browse/list'));
 }
+
+/** The query as `run` gets it: a string when the query is required, else possibly `undefined`. */
+type QueryOf<Required extends boolean> = Required extends true ? string : string | undefined;
 
 /**
  * A search/lookup tool: a query (required unless `query.required` is false), streamed and stopped
  * at limit+1. `run` gets the query as `query` whatever the argument is called.
  */
-export function defineSearchTool<A>(ctx: ToolContext, spec: PagedSpec<A & { query: string }> & { query?: QueryArg }): void {
-  const q = spec.query ?? { name: 'query', required: true };
+export function defineSearchTool<S extends Shape, O extends Shape, R extends ToolPage<O>, Required extends boolean = true>(
+  ctx: ToolContext,
+  spec: PagedSpec<S, O, R, { query: QueryOf<Required> }> & { query?: QueryArg<Required> },
+): void {
+  const q: QueryArg = spec.query ?? { name: 'query', required: true };
   let qArg = z.string().min(1);
   if (q.maxChars !== undefined) qArg = qArg.max(q.maxChars);
   const qSchema = (q.required ? qArg : qArg.optional()).describe(q.description ?? 'What to look for (required).');
   const shape: Shape = { ...spec.args, [q.name]: qSchema, limit: limitArg(spec.limit.max), cursor: cursorArg };
   register(ctx, { ...spec, description: `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).` }, shape, { readOnlyHint: true }, async (args, call) => {
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
-    return structured(await spec.run({ ...(args as A & { query: string }), query: args[q.name] as string, limit, cursor: args.cursor as string | undefined }, call));
+    // The input schema made the query required or optional as `QueryOf` says.
+    const query = args[q.name] as QueryOf<Required>;
+    return structured(await spec.run(withKindArgs<S, PageArgs & { query: QueryOf<Required> }>(args, { query, limit, cursor: args.cursor as string | undefined }), call));
   }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, 'search/lookup'));
 }
 
 /** A detail tool: one item (or one window of it). */
-export function defineDetailTool<A>(ctx: ToolContext, spec: BaseSpec<A>, classification: 'detail' | 'single-item' = 'detail'): void {
-  register(ctx, spec, spec.args, { readOnlyHint: true }, async (args, call) => structured(await spec.run(args as A, call)), spec.outputSchema);
+export function defineDetailTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(ctx: ToolContext, spec: BaseSpec<S, O, R>, classification: 'detail' | 'single-item' = 'detail'): void {
+  register(ctx, spec, spec.args, { readOnlyHint: true }, async (args, call) => structured(await spec.run(parsedArgs<S>(args), call)), spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, classification));
 }
 
 /** A mutation tool: input caps are checked by `run` before anything is written. */
-export function defineMutationTool<A>(
+export function defineMutationTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(
   ctx: ToolContext,
-  spec: BaseSpec<A> & {
+  spec: BaseSpec<S, O, R> & {
     caps: Record<string, number>;
     /** The tool can replace or remove existing data (MCP `destructiveHint`). @default false */
     destructive?: boolean;
@@ -174,14 +236,14 @@ export function defineMutationTool<A>(
     spec,
     spec.args,
     { readOnlyHint: false, destructiveHint: spec.destructive === true, ...(spec.idempotent === true ? { idempotentHint: true } : {}) },
-    async (args, call) => structured(await spec.run(args as A, call)),
+    async (args, call) => structured(await spec.run(parsedArgs<S>(args), call)),
     spec.outputSchema,
   );
   ctx.rows.push({ ...rowOf(ctx, spec, 'mutation'), input_caps: spec.caps });
 }
 
-function rowOf(ctx: ToolContext, spec: BaseSpec<never> | PagedSpec<never>, classification: Classification): InventoryRow {
-  const limit = 'limit' in spec ? { default: spec.limit.default, max: spec.limit.max, over_max: spec.limit.overMax } : null;
+function rowOf(ctx: ToolContext, spec: SpecHead & { limit?: PageLimit }, classification: Classification): InventoryRow {
+  const limit = spec.limit === undefined ? null : { default: spec.limit.default, max: spec.limit.max, over_max: spec.limit.overMax };
   return {
     name: spec.name,
     entry_point: spec.entryPoint,
@@ -191,7 +253,7 @@ function rowOf(ctx: ToolContext, spec: BaseSpec<never> | PagedSpec<never>, class
     per_item_budget: spec.row.per_item_budget,
     result_budget: ctx.resultBudget,
     backend_query_bound: spec.row.backend_query_bound,
-    structured_content: spec.outputSchema === undefined ? spec.row.structured_content : `${spec.row.structured_content}; outputSchema: ${membersOf(spec.outputSchema)}`,
+    structured_content: `${spec.row.structured_content}; outputSchema: ${membersOf(spec.outputSchema)}`,
   };
 }
 

@@ -87,7 +87,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
   const window = readWindowBytes(ctx.page);
   const path = z.string().max(4096).optional().describe('Directory relative to the workspace root (default: the root).');
 
-  defineListTool<{ path?: string }>(
+  defineListTool(
     ctx,
     {
       name: 'workspace_list_dir',
@@ -108,7 +108,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     'workspace_search_files',
   );
 
-  defineListTool<Record<string, never>>(
+  defineListTool(
     ctx,
     {
       name: 'workspace_scan',
@@ -129,7 +129,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     'workspace_search_files',
   );
 
-  defineSearchTool<{ path?: string }>(ctx, {
+  defineSearchTool(ctx, {
     name: 'workspace_search_files',
     action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_search_files`,
@@ -154,7 +154,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       ),
   });
 
-  defineDetailTool<{ path: string; offset?: number; max_bytes?: number }>(ctx, {
+  defineDetailTool(ctx, {
     name: 'workspace_read_file',
     action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_read_file`,
@@ -180,7 +180,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     },
   });
 
-  defineMutationTool<{ files: unknown; overwrite?: boolean }>(ctx, {
+  defineMutationTool(ctx, {
     name: 'workspace_seed_files',
     action: 'workspace.write',
     entryPoint: `${ENTRY}#workspace_seed_files`,

@@ -30,7 +30,8 @@ export type Shape = Record<string, z.ZodTypeAny>;
 export interface DeclaredTool {
   name: string;
   inputShape: Shape;
-  outputSchema: Shape | undefined;
+  /** Every declared tool has one: `exec` types each action's result by it. */
+  outputSchema: Shape;
   annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
   /** What the tool does, as the permission table names it. */
   action: Action;
