@@ -169,14 +169,19 @@ function refitWithLessText(
   for (let round = 0; round < MAX_REFIT_ROUNDS && text > 1; round++) {
     text = Math.max(1, Math.floor(text / 2));
     const block = Math.min(base.maxBlockBytes ?? text, text);
-    const { result } = boundResult(original, { ...base, maxTextBytes: text, maxBlockBytes: block }, 'result');
-    const out = result as Record<string, unknown>;
-    if (!('structuredContent' in out)) continue;
-    if (tool.validate!(out.structuredContent)) return out;
-    const shrunk = shrinkToSchema(out.structuredContent, tool);
-    if (shrunk !== undefined) return withStructure(out, shrunk.value, shrunk.dropped);
+    const out = validRefit(original, { ...base, maxTextBytes: text, maxBlockBytes: block }, tool);
+    if (out !== undefined) return out;
   }
   return undefined;
+}
+
+/** The original bounded under `options`, when its structure survives and validates (after shrinking). */
+function validRefit(original: Record<string, unknown>, options: BudgetOptions, tool: ToolInfo): Record<string, unknown> | undefined {
+  const out = boundResult(original, options, 'result').result as Record<string, unknown>;
+  if (!('structuredContent' in out)) return undefined;
+  if (tool.validate!(out.structuredContent)) return out;
+  const shrunk = shrinkToSchema(out.structuredContent, tool);
+  return shrunk === undefined ? undefined : withStructure(out, shrunk.value, shrunk.dropped);
 }
 
 /**
@@ -195,7 +200,7 @@ function refitWithFewerItems(
 ): Record<string, unknown> | undefined {
   if (original === bounded || !('structuredContent' in original)) return undefined;
   const base = optionsOf(limits);
-  const found = fewestItemsRefit(original, base, tool);
+  const found = mostItemsRefit(original, base, tool);
   if (found !== undefined) return found;
   const sc = original.structuredContent;
   if (sc === null || typeof sc !== 'object' || Array.isArray(sc)) return undefined;
@@ -205,24 +210,17 @@ function refitWithFewerItems(
   for (const k of optional.reverse()) {
     delete kept[k];
     dropped++;
-    const out = fewestItemsRefit({ ...original, structuredContent: { ...kept } }, base, tool);
+    const out = mostItemsRefit({ ...original, structuredContent: { ...kept } }, base, tool);
     if (out !== undefined) return countDropped(out, dropped);
   }
   return undefined;
 }
 
 /** The refit of {@link refitWithFewerItems} for one original: the most items per array that validate. */
-function fewestItemsRefit(original: Record<string, unknown>, base: BudgetOptions, tool: ToolInfo): Record<string, unknown> | undefined {
-  const once = (options: BudgetOptions): Record<string, unknown> | undefined => {
-    const out = boundResult(original, options, 'result').result as Record<string, unknown>;
-    if (!('structuredContent' in out)) return undefined;
-    if (tool.validate!(out.structuredContent)) return out;
-    const shrunk = shrinkToSchema(out.structuredContent, tool);
-    return shrunk === undefined ? undefined : withStructure(out, shrunk.value, shrunk.dropped);
-  };
+function mostItemsRefit(original: Record<string, unknown>, base: BudgetOptions, tool: ToolInfo): Record<string, unknown> | undefined {
   // With the text as it is first, then with none (a text mirror of the structure doubles it).
   const attempt = (items: number): Record<string, unknown> | undefined =>
-    once({ ...base, maxItems: items }) ?? once({ ...base, maxItems: items, maxTextBytes: 1, maxBlockBytes: 1 });
+    validRefit(original, { ...base, maxItems: items }, tool) ?? validRefit(original, { ...base, maxItems: items, maxTextBytes: 1, maxBlockBytes: 1 }, tool);
   // Valid from some count (an array's `minItems`) up to another (the bytes): double up to the
   // first valid count and on to the first invalid one above it, then bisect between the two.
   const most = base.maxItems ?? LIMITS.maxItems.default;
