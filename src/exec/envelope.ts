@@ -11,7 +11,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BudgetError, fitsWithinBudget, type ResolvedLimits } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
-import { asToolFailure, structuredPage, toolError, type Call, type PageBudget } from '../tools/index.js';
+import { appliedAnswer, asToolFailure, describeFailure, structuredPage, toolError, type Applied, type Call, type PageBudget } from '../tools/index.js';
 import { continuationPlanOf, receiptPlanOf } from './plan.js';
 import { receiptOf } from './receipt.js';
 import type { ActionRegistry, ExecAction } from './registry.js';
@@ -65,11 +65,13 @@ export async function execute(registry: ActionRegistry, settings: ExecSettings, 
   try {
     structure = (await action.declared.handler(parsed.data, call)).structuredContent;
   } catch (e) {
+    if (call.applied !== undefined) return appliedThen(action, call.applied, e);
     const failure = asToolFailure(e);
     return failure instanceof BudgetError && failure.code === 'OUTCOME_UNKNOWN' ? mayHaveApplied(action, failure) : toolError(e);
   }
   if (!action.output.safeParse(structure).success) {
-    return toolError(new Error(`exec: ${action.name} returned a result its output schema rejects`));
+    const e = new Error(`exec: ${action.name} returned a result its output schema rejects`);
+    return call.applied !== undefined ? appliedThen(action, call.applied, e) : toolError(e);
   }
   const envelope = { action: action.name, ok: true as const, result: structure as Record<string, unknown> };
   const bytes = Buffer.byteLength(JSON.stringify(envelope));
@@ -148,6 +150,13 @@ function applied(action: ExecAction, result: Record<string, unknown>, over: Over
     answer._meta[EXEC_META_KEY].receipt = { action: action.name, applied: true, ...receipt.fields };
   }
   return answer;
+}
+
+/** A mutation whose write committed and whose answer then failed: a receipt of what is known, and no replay. */
+function appliedThen(action: ExecAction, done: Applied, e: unknown): CallToolResult {
+  const answer = appliedAnswer(done, describeFailure(e));
+  const receipt = { action: action.name, applied: true, ...done.known };
+  return { ...answer, _meta: { ...answer._meta, [EXEC_META_KEY]: { error: 'answer_failed', applied: true, receipt } } };
 }
 
 /** A mutation whose outcome is unknown: the receipt says so with what is known, and never invites a replay. */

@@ -258,15 +258,23 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
         committed.push(s);
       }
     } catch (e) {
-      await rollback(committed, staged, createdDirs);
-      throw e instanceof BudgetError ? e : fsError(e, staged.at(-1)?.rel);
+      const failure = e instanceof BudgetError ? e : fsError(e, staged.at(-1)?.rel);
+      const left = await rollback(committed, staged, createdDirs);
+      if (left.length === 0) throw failure;
+      // Published files the rollback could not take back: the batch is neither done nor undone.
+      throw new WorkspaceError(
+        'OUTCOME_UNKNOWN',
+        `The batch failed (${failure.message}) after ${committed.length} of ${staged.length} files were published, and ${left.length} could not be rolled back: they may hold the new content. Read them before writing again.`,
+        { paths: left.slice(0, 20), unrestored: left.length },
+      );
     }
+    // Published: from here on nothing decides the answer (a leftover staging name is only untidy).
     for (const s of staged) {
       await unlink(s.dir.at(s.temp)).catch(() => undefined);
       if (s.backup !== undefined) await unlink(s.dir.at(s.backup)).catch(() => undefined);
     }
   } finally {
-    for (const h of cache.values()) await h.close();
+    for (const h of cache.values()) await h.close().catch(() => undefined);
   }
   return { written: staged.length, bytes, paths: staged.map((s) => s.rel), created_directories: createdDirs.length };
 }
@@ -280,11 +288,16 @@ async function checkStillPlaced(ws: Workspace, s: Staged): Promise<void> {
   }
 }
 
-/** Undo a failed batch, every step relative to the directory handles it was done in. */
-async function rollback(committed: Staged[], staged: Staged[], createdDirs: CreatedDir[]): Promise<void> {
+/** Undo a failed batch, every step relative to the directory handles it was done in; the paths it could not restore. */
+async function rollback(committed: Staged[], staged: Staged[], createdDirs: CreatedDir[]): Promise<string[]> {
+  const left: string[] = [];
   for (const s of committed.reverse()) {
-    if (s.backup !== undefined) await rename(s.dir.at(s.backup), s.dir.at(s.name)).catch(() => undefined); // atomic restore
-    else await unlink(s.dir.at(s.name)).catch(() => undefined);
+    try {
+      if (s.backup !== undefined) await rename(s.dir.at(s.backup), s.dir.at(s.name)); // atomic restore
+      else await unlink(s.dir.at(s.name));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || s.backup !== undefined) left.push(s.rel);
+    }
   }
   for (const s of staged) {
     await unlink(s.dir.at(s.temp)).catch(() => undefined);
@@ -292,4 +305,5 @@ async function rollback(committed: Staged[], staged: Staged[], createdDirs: Crea
     if (s.backup !== undefined && !committed.includes(s)) await unlink(s.dir.at(s.backup)).catch(() => undefined);
   }
   for (const d of createdDirs.reverse()) await rmdir(d.parent.at(d.name)).catch(() => undefined);
+  return left;
 }

@@ -43,8 +43,15 @@ export interface WorkspaceServer {
  * @param team the team store file and the calling member (`--team-db`, `--as`); the store is
  *   opened now when its file exists (a bad file is a startup error), else on the first team call.
  * @param onTruncated observer of every result the budget cut (`serve --log-cuts`).
+ * @param faults fault injection for tests: `afterWrite` runs as each call's write is marked applied.
  */
-export async function createWorkspaceServer(root: string, budget: BudgetOptions = {}, team: TeamSessionOptions = {}, onTruncated?: TruncationListener): Promise<WorkspaceServer> {
+export async function createWorkspaceServer(
+  root: string,
+  budget: BudgetOptions = {},
+  team: TeamSessionOptions = {},
+  onTruncated?: TruncationListener,
+  faults: { afterWrite?: (what: string) => void } = {},
+): Promise<WorkspaceServer> {
   const limits = resolveLimits(budget);
   const page = pageBudgetFor(limits); // limits too small for any page: a startup error naming the minimum
   const workspace = await Workspace.open(root);
@@ -58,7 +65,7 @@ export async function createWorkspaceServer(root: string, budget: BudgetOptions 
     throw e;
   }
   // Every call's caller is resolved against the team store by the pipeline (runToolCall).
-  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session };
+  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session, afterWrite: faults.afterWrite };
   const cursors = new CursorCodec();
   const browser = registerWorkspaceTools(ctx, workspace, cursors);
   registerGitTools(ctx, workspace, cursors);

@@ -18,15 +18,14 @@ import {
   runToolCall,
   strictInput,
   structured,
-  type Authority,
   type CallExtra,
+  type CallHost,
   type DeclaredTool,
   type Shape,
   type PageBudget,
   type ToolArgs,
   type ToolPage,
   type ToolRun,
-  type WorkLimiter,
 } from '../tools/index.js';
 
 export type Classification = 'browse/list' | 'search/lookup' | 'detail' | 'single-item' | 'mutation';
@@ -48,19 +47,15 @@ export interface InventoryRow {
 /** Arguments a list tool refuses, pointing to the search tool instead. */
 export const QUERY_ARGS = ['q', 'query', 'search'] as const;
 
-export interface ToolContext {
+export interface ToolContext extends CallHost {
   server: McpServer;
   rows: InventoryRow[];
   /** The final result budget the server applies (quoted in every row). */
   resultBudget: string;
   /** What one page may hold under the active limits (pages are sized to it at the source). */
   page: PageBudget;
-  /** Bounds the tool handlers running at once. @default the process-wide slots (src/tools/pipeline.ts) */
-  work?: WorkLimiter;
   /** Every tool as registered, in order: the one source `exec` derives its actions from. */
   declared?: DeclaredTool[];
-  /** Who calls: resolves the request's member (or the server's own) against the team store. */
-  authority: Authority;
 }
 
 /** What every declaration names besides its schemas and body (the inventory row reads only these). */
@@ -236,10 +231,24 @@ export function defineMutationTool<S extends Shape, O extends Shape, R extends T
     spec,
     spec.args,
     { readOnlyHint: false, destructiveHint: spec.destructive === true, ...(spec.idempotent === true ? { idempotentHint: true } : {}) },
-    async (args, call) => structured(await spec.run(parsedArgs<S>(args), call)),
+    async (args, call) => {
+      const page = await spec.run(parsedArgs<S>(args), call);
+      // The mutation returned: its write is made, so nothing after this may answer a failure.
+      call.markApplied(spec.name, identifiersOf(page));
+      return structured(page);
+    },
     spec.outputSchema,
   );
   ctx.rows.push({ ...rowOf(ctx, spec, 'mutation'), input_caps: spec.caps });
+}
+
+/** A mutation's top-level scalars that can identify what it did (short strings, numbers, booleans). */
+function identifiersOf(page: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(page)) {
+    if (typeof v === 'number' || typeof v === 'boolean' || (typeof v === 'string' && v.length <= 200)) out[k] = v;
+  }
+  return out;
 }
 
 function rowOf(ctx: ToolContext, spec: SpecHead & { limit?: PageLimit }, classification: Classification): InventoryRow {

@@ -12,6 +12,7 @@ import { accessOf, isTeamAction, permissionDenied, type Access, type Action, typ
 import { ERROR_META_KEY } from '../shared/meta.js';
 import { StderrWarnings } from '../shared/warnings.js';
 import { WorkLimiter } from './work-limiter.js';
+import { appliedAnswer, markingWrites, type Applied } from './applied.js';
 import { BudgetError, isBudgetError, type ErrorCode } from '../engine/index.js';
 
 /** Unexpected tool errors for the operator: a client can cause many, so they share stderr's bound. */
@@ -67,8 +68,8 @@ export function asToolFailure(e: unknown): unknown {
   return e;
 }
 
-/** A tool failure the model can act on: `isError` with the code and what to do. */
-export function toolError(failure: unknown): CallToolResult {
+/** A failure as the model is told it: its code and a message that names no host detail (the operator's log has the rest). */
+export function describeFailure(failure: unknown): { e: unknown; code: string; message: string; unexpected: boolean } {
   const e = asToolFailure(failure);
   const code = e instanceof BudgetError ? e.code : 'INTERNAL_ERROR';
   let message: string;
@@ -80,9 +81,17 @@ export function toolError(failure: unknown): CallToolResult {
     // Not a failure we describe: its message may name host paths or descriptors, so the model
     // gets the error code only and the operator gets the whole error on stderr.
     const errno = (e as NodeJS.ErrnoException | undefined)?.code;
-    message = `An unexpected error occurred (${typeof errno === 'string' ? errno : 'error'}); the server log has the details. Try again; if it persists, report it.`;
+    message = `An unexpected error occurred (${typeof errno === 'string' ? errno : 'error'}); the server log has the details.`;
     toolErrors.warn(`unexpected tool error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return { e, code, message, unexpected: true };
   }
+  return { e, code, message, unexpected: false };
+}
+
+/** A tool failure the model can act on: `isError` with the code and what to do. */
+export function toolError(failure: unknown): CallToolResult {
+  const { e, code, message: said, unexpected } = describeFailure(failure);
+  const message = unexpected ? `${said} Try again; if it persists, report it.` : said;
   // An unknown outcome carries what is known (a commit id, a task id): the caller checks it, never retries blind.
   const known = e instanceof BudgetError && code === 'OUTCOME_UNKNOWN' ? e.data : {};
   return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { [ERROR_META_KEY]: { ...known, code } } };
@@ -104,6 +113,11 @@ export interface CallHost {
   authority: Authority;
   /** Bounds the tool handlers running at once. @default the process-wide slots */
   work?: WorkLimiter;
+  /**
+   * Runs as a call's write is marked applied, before anything else the call does (fault tests
+   * throw here to stand for any step after the write failing). @default none
+   */
+  afterWrite?: (what: string) => void;
 }
 
 /** What the SDK hands a tool handler that the pipeline reads. */
@@ -122,6 +136,9 @@ const PIPELINE: unique symbol = Symbol('runToolCall');
  * pipeline has no call to hand it and does not compile.
  */
 export class Call {
+  #applied: Applied | undefined;
+  #store: TeamStore | undefined;
+
   constructor(
     token: typeof PIPELINE,
     /** The action admitted; undefined for an `exec` action that does not exist (nothing runs). */
@@ -129,15 +146,34 @@ export class Call {
     readonly access: Access,
     readonly caller: Caller,
     readonly signal: AbortSignal | undefined,
+    private readonly afterWrite?: (what: string) => void,
   ) {
     if (token !== PIPELINE) throw new Error('a Call is made by runToolCall only');
   }
 
-  /** The store and the calling member, for a team action (the pipeline opened the store for it). */
+  /**
+   * The store and the calling member, for a team action (the pipeline opened the store for it).
+   * Its writing methods mark this call applied as they resolve (src/team/writes.ts).
+   */
   team(): { store: TeamStore; me: Member } {
     const { store, me } = this.caller;
     if (store === undefined || me === undefined) throw new Error(`${this.action ?? 'this action'} ran without the team store`);
-    return { store, me };
+    this.#store ??= markingWrites(store, (what, known) => this.markApplied(what, known));
+    return { store: this.#store, me };
+  }
+
+  /**
+   * Record that this call's write committed, with what identifies it: from here on the call's
+   * answer says it was applied, whatever fails after (src/tools/applied.ts).
+   */
+  markApplied(what: string, known: Record<string, unknown>): void {
+    this.#applied = { what, known: { ...this.#applied?.known, ...known } };
+    this.afterWrite?.(what);
+  }
+
+  /** The write this call committed, if any. */
+  get applied(): Applied | undefined {
+    return this.#applied;
   }
 
   /**
@@ -172,6 +208,7 @@ export async function runToolCall(
   handler: (call: Call) => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
   const work = ctx.work ?? PROCESS_WORK;
+  let call: Call | undefined;
   try {
     return await work.run(extra.signal, async () => {
       const caller = await ctx.authority.caller(tokenMember(extra.authInfo), action !== undefined && isTeamAction(action));
@@ -180,10 +217,12 @@ export async function runToolCall(
         if (caller.me === undefined) throw new Error(`${action} needs a member record`);
         throw permissionDenied(action, caller.me, access);
       }
-      return handler(new Call(PIPELINE, action, access, caller, extra.signal));
+      call = new Call(PIPELINE, action, access, caller, extra.signal, ctx.afterWrite);
+      return await handler(call);
     });
   } catch (e) {
-    return toolError(e);
+    const applied = call?.applied;
+    return applied === undefined ? toolError(e) : appliedAnswer(applied, describeFailure(e));
   }
 }
 
