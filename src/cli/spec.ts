@@ -158,7 +158,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'team',
     summary: 'Administer the team store\'s members, or import JSON Lines.',
-    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | reactivate NAME | set-role NAME ROLE | import FILE [--skip-bad-lines]'],
+    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | reactivate NAME | set-role NAME ROLE | import FILE [--skip-bad-lines] | check'],
     flags: [
       ROOT,
       TEAM_DB,
@@ -171,6 +171,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     example: 'mcp-budget team --root . add alice --role lead',
     notes: [
       'import reads JSON Lines, one object per line (kind: member, channel, message, task, comment), into SQLite or PostgreSQL; a bad line stops it (lines before its batch stay imported) unless --skip-bad-lines.',
+      'check lists rows stored before today\'s checks (a time outside years 1-9999, an id past 2^53, a NUL in a text) and exits 1 when there are any; serve reports the same on stderr.',
     ],
   },
   {

@@ -1,5 +1,5 @@
 /**
- * `mcp-budget team [--root DIR] [--team-db PATH] <add|list|deactivate|reactivate|set-role|import> ...`:
+ * `mcp-budget team [--root DIR] [--team-db PATH] <add|list|deactivate|reactivate|set-role|import|check> ...`:
  * administers the team store of a workspace (the same file `serve` uses for that root) and
  * bulk-imports JSON Lines. Writes go through the store's checks; a bad file or name is an error
  * with exit code 1, a usage mistake exit code 2.
@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { usageError } from '../cli/args.js';
 import { requiredValue, type FlagValues } from '../cli/parse.js';
-import { ROLES, importJsonLines, isPostgresTarget, openPgTeamStore, openSqliteTeamStore, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
+import { ROLES, checkStore, describeStoredValues, importJsonLines, isPostgresTarget, openPgTeamStore, openSqliteTeamStore, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
 import { isBudgetError } from '../engine/index.js';
 
 /** Streams of {@link runTeam}. */
@@ -37,8 +37,8 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
   const dbPath = requiredValue(line.values, 'team-db');
   const roleFlag = requiredValue(line.values, 'role');
   const [sub, ...rest] = line.positionals;
-  const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], reactivate: [1], 'set-role': [1, 2], import: [1] };
-  if (sub === undefined || arity[sub] === undefined) throw usageError(`team needs a subcommand: add, list, deactivate, reactivate, set-role or import${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
+  const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], reactivate: [1], 'set-role': [1, 2], import: [1], check: [0] };
+  if (sub === undefined || arity[sub] === undefined) throw usageError(`team needs a subcommand: add, list, deactivate, reactivate, set-role, import or check${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
   if (!arity[sub]!.includes(rest.length)) throw usageError(`team ${sub}: wrong number of arguments`);
 
   let realRoot: string;
@@ -84,6 +84,16 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
           if (!page.more) break;
           after = page.rows[page.rows.length - 1]!.name;
         }
+        break;
+      }
+      case 'check': {
+        const label = dbPath ?? '(the default team store)';
+        const report = await checkStore(store);
+        if (report.rows > 0) {
+          io.stdout.write(`${describeStoredValues(report, label)}\n`);
+          return 1;
+        }
+        io.stdout.write(`team store ${label}: every stored value is one readers show as stored\n`);
         break;
       }
       case 'import': {

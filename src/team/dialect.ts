@@ -76,6 +76,8 @@ export interface TeamDialect {
   readonly taskLabels: string;
   /** A condition: `column` contains the next `?` parameter as a substring. */
   contains(column: string): string;
+  /** A condition: `column` holds a NUL character (`false` where the database cannot store one). */
+  hasNul(column: string): string;
   /** What follows a `SELECT` of a row the write will change, to lock it (may be empty). */
   readonly forUpdate: string;
 

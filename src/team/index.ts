@@ -9,6 +9,7 @@ export { TeamSession, type Caller, type TeamSessionOptions } from './session.js'
 export { importJsonLines, type ImportOptions, type ImportSummary } from './import.js';
 export { defaultTeamDbPath, resolveTeamDbPath, isInside } from './paths.js';
 export { SCHEMA_VERSION } from './sqlite-schema.js';
+export { checkStore, describeStoredValues, STORE_CHECK, type StoredValueReport, type StoredValueIssue, type StoredValueWindow } from './service-check.js';
 export { visibleRoles } from './service-members.js';
 export { taskIdOf } from './validate.js';
 export type { PageMessage, PageTask } from './service-rows.js';

@@ -81,6 +81,10 @@ export class PgDialect implements TeamDialect {
     return `strpos(${column}, ?) > 0`;
   }
 
+  hasNul(): string {
+    return 'false'; // a PostgreSQL text cannot hold one
+  }
+
   rankMessages = rankMessageWindow;
   messageHits = messageHits;
   rankTasks = rankTasks;

@@ -4,6 +4,7 @@
  * its checks first, so a refused call writes nothing. The rules (service-*.ts) are written once;
  * what SQLite and PostgreSQL do differently is the dialect's (dialect.ts).
  */
+import { checkStoredValues, type StoredValueWindow } from './service-check.js';
 import type { TeamDialect } from './dialect.js';
 import { ackInbox, readInbox } from './service-inbox.js';
 import { ImportRules } from './service-import.js';
@@ -134,6 +135,10 @@ export class TeamService<D extends TeamDialect = TeamDialect> implements TeamSto
   }
   ackInbox(member: Member, through: number): Promise<number> {
     return this.dialect.write(ackInbox(member, through));
+  }
+
+  checkStoredValues(after: number, span: number, keep: number): Promise<StoredValueWindow> {
+    return this.dialect.read(checkStoredValues(after, span, keep, (c) => this.dialect.hasNul(c)));
   }
 
   close(): Promise<void> {

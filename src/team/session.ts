@@ -7,6 +7,8 @@
  * serving a workspace without using the team tools leaves no file behind. The calling member is
  * read again on every call: a role change or a deactivation takes effect at once.
  */
+import { checkStore, describeStoredValues } from './service-check.js';
+import { StderrWarnings } from '../shared/warnings.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { userInfo } from 'node:os';
@@ -18,6 +20,9 @@ import { TeamError, type Member, type TeamStore } from './types.js';
 import { BudgetError } from '../engine/index.js';
 
 /** Options of {@link TeamSession}. */
+/** The stored-value check's finding, for the operator. */
+const storeWarnings = new StderrWarnings(process.stderr, 'mcp-budget');
+
 export interface TeamSessionOptions {
   /** The store file, or a PostgreSQL database (`postgres://…`) (`--team-db`). @default the per-user state file for the root */
   dbPath?: string;
@@ -29,6 +34,8 @@ export interface TeamSessionOptions {
    * store). @default false
    */
   callersFromTokens?: boolean;
+  /** Check the stored values in the background once the store opens, and report rows no reader shows as stored. @default true */
+  checkStoredValues?: boolean;
 }
 
 function defaultMemberName(): string {
@@ -129,7 +136,22 @@ export class TeamSession {
       throw e;
     }
     this.store = store;
+    this.checkInBackground(store);
     return store;
+  }
+
+  /**
+   * The stored-value check, after the store opened, without delaying a call: its finding goes to
+   * the operator's stderr once; it stops when the session closes.
+   */
+  private checkInBackground(store: TeamStore): void {
+    if (this.options.checkStoredValues === false) return;
+    checkStore(store, () => this.store !== store)
+      .then((report) => {
+        const text = describeStoredValues(report, this.label());
+        if (text !== '' && this.store === store) storeWarnings.warn(text);
+      })
+      .catch(() => undefined); // a store that fails here fails the next call, with its own error
   }
 
   /**

@@ -72,6 +72,10 @@ export class SqliteDialect implements TeamDialect {
     return `instr(${column}, ?) > 0`;
   }
 
+  hasNul(column: string): string {
+    return `instr(${column}, char(0)) > 0`;
+  }
+
   rankMessages = rankMessageWindow;
   messageHits = messageHits;
   rankTasks = rankTasks;

@@ -6,6 +6,7 @@
  * plain values; signing them into cursors is the tool layer's job.
  */
 import { BudgetError, type LayerError } from '../engine/index.js';
+import type { StoredValueWindow } from './service-check.js';
 
 /** Roles, from most to least trusted. */
 export const ROLES = ['owner', 'lead', 'member', 'agent', 'guest'] as const;
@@ -254,6 +255,12 @@ export interface TeamStore {
   readInbox(member: Member, limit: number): Promise<InboxPage>;
   /** Mark delivered every message of `member`'s inbox with id ≤ `through`; returns how many were newly marked. */
   ackInbox(member: Member, through: number): Promise<number>;
+
+  /**
+   * Rows with ids in `(after, after + span]` holding values the write boundary refuses today (an
+   * older version's or a hand's): at most `keep` per table, and where the next window starts.
+   */
+  checkStoredValues(after: number, span: number, keep: number): Promise<StoredValueWindow>;
 
   close(): Promise<void>;
 }

@@ -42,6 +42,7 @@ export const TEAM_READS = [
   'comments',
   'labels',
   'readInbox',
+  'checkStoredValues',
   'close',
 ] as const satisfies readonly Method[];
 
