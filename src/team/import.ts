@@ -54,29 +54,54 @@ const str = (v: unknown, field: string, required = true): string | undefined => 
   return v;
 };
 
-/** Splits a byte stream into lines, refusing a line longer than `maxBytes` without holding it. */
-async function* linesOf(file: string, maxBytes: number): AsyncGenerator<string> {
+/** One line of the file: its text, or why it cannot be read (too long, not UTF-8). */
+type ReadLine = { text: string; bad?: undefined } | { text?: undefined; bad: TeamError };
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A line's bytes as text; a line that is not UTF-8 is refused (decoding would replace bytes silently). */
+function decodeLine(bytes: Uint8Array, no: number): ReadLine {
+  try {
+    return { text: UTF8.decode(bytes) };
+  } catch {
+    return { bad: new TeamError('INVALID_PARAMS', `line ${no}: not valid UTF-8`, { line: no }) };
+  }
+}
+
+/**
+ * Splits a byte stream into lines. A line longer than `maxBytes` is never held: its bytes are
+ * passed over to the next newline and it comes out as a bad line, as does one that is not UTF-8;
+ * a last line without a newline is a line.
+ */
+async function* linesOf(file: string, maxBytes: number): AsyncGenerator<ReadLine> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  let tooLong = false;
   let lineNo = 0;
+  const long = (no: number): ReadLine => ({ bad: new TeamError('INPUT_TOO_LARGE', `line ${no}: longer than ${maxBytes} bytes`, { line: no, maxLineBytes: maxBytes }) });
   for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
     let start = 0;
     for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
       lineNo++;
-      if (pendingBytes + nl - start > maxBytes) throw new TeamError('INPUT_TOO_LARGE', `line ${lineNo}: longer than ${maxBytes} bytes`);
-      const part = chunk.subarray(start, nl);
-      yield pending.length === 0 ? part.toString('utf8') : Buffer.concat([...pending, part]).toString('utf8');
+      if (tooLong || pendingBytes + nl - start > maxBytes) yield long(lineNo);
+      else yield decodeLine(pending.length === 0 ? chunk.subarray(start, nl) : Buffer.concat([...pending, chunk.subarray(start, nl)]), lineNo);
       pending = [];
       pendingBytes = 0;
+      tooLong = false;
       start = nl + 1;
     }
-    if (start < chunk.length) {
+    if (start < chunk.length && !tooLong) {
       pendingBytes += chunk.length - start;
-      if (pendingBytes > maxBytes) throw new TeamError('INPUT_TOO_LARGE', `line ${lineNo + 1}: longer than ${maxBytes} bytes`);
-      pending.push(Buffer.from(chunk.subarray(start)));
+      if (pendingBytes > maxBytes) {
+        tooLong = true; // the rest of this line is passed over, not held
+        pending = [];
+      } else {
+        pending.push(Buffer.from(chunk.subarray(start)));
+      }
     }
   }
-  if (pendingBytes > 0) yield Buffer.concat(pending).toString('utf8');
+  if (tooLong) yield long(lineNo + 1);
+  else if (pendingBytes > 0) yield decodeLine(Buffer.concat(pending), lineNo + 1);
 }
 
 /** A store an import writes to: one transaction per batch, every op through the engine's own checks. */
@@ -107,6 +132,7 @@ export function parseImportLine(no: number, text: string): ImportOp {
   try {
     switch (o.kind) {
       case 'member':
+        if (o.active !== undefined && typeof o.active !== 'boolean') throw new TeamError('INVALID_PARAMS', '`active` must be true or false');
         return { no, kind: 'member', name: str(o.name, 'name')!, role: str(o.role, 'role', false) ?? 'member', at: timeOf(o.created_at, 'created_at'), active: o.active !== false };
       case 'channel':
         return { no, kind: 'channel', name: str(o.name, 'name')!, at: timeOf(o.created_at, 'created_at') ?? Date.now() };
@@ -121,7 +147,8 @@ export function parseImportLine(no: number, text: string): ImportOp {
         return { no, kind: 'message', author: str(o.author, 'author', false), send };
       }
       case 'task': {
-        const labels = o.labels === undefined ? undefined : Array.isArray(o.labels) ? o.labels.map((l, i) => str(l, `labels[${i}]`)!) : undefined;
+        if (o.labels !== undefined && o.labels !== null && !Array.isArray(o.labels)) throw new TeamError('INVALID_PARAMS', '`labels` must be an array of strings');
+        const labels = Array.isArray(o.labels) ? o.labels.map((l, i) => str(l, `labels[${i}]`)!) : undefined;
         const at = timeOf(o.created_at, 'created_at') ?? Date.now();
         const task: NewTask = { title: str(o.title, 'title')! };
         const body = str(o.body, 'body', false);
@@ -156,7 +183,7 @@ export async function importJsonLines(store: ImportTarget, file: string, options
   const counts: Record<string, number> = {};
   let lineNo = 0;
   let committed = 0;
-  let batch: { no: number; text: string }[] = [];
+  let batch: ({ no: number } & ReadLine)[] = [];
   let lastReport = started;
   let skipped = 0;
   const skip = (e: unknown): boolean => {
@@ -183,8 +210,9 @@ export async function importJsonLines(store: ImportTarget, file: string, options
   };
   const flush = async (): Promise<void> => {
     const ops: ImportOp[] = [];
-    for (const { no, text } of batch) {
+    for (const { no, text, bad } of batch) {
       try {
+        if (bad !== undefined) throw bad;
         ops.push(parseImportLine(no, text));
       } catch (e) {
         if (!skip(atLine(no, e))) throw e;
@@ -200,10 +228,10 @@ export async function importJsonLines(store: ImportTarget, file: string, options
     }
   };
   try {
-    for await (const text of linesOf(file, TEAM_IMPORT_LIMITS.maxLineBytes)) {
+    for await (const line of linesOf(file, TEAM_IMPORT_LIMITS.maxLineBytes)) {
       lineNo++;
-      if (text.trim() === '') continue;
-      batch.push({ no: lineNo, text });
+      if (line.text?.trim() === '') continue;
+      batch.push({ no: lineNo, ...line });
       if (batch.length >= batchRows) await flush();
     }
     await flush();

@@ -1,0 +1,193 @@
+/**
+ * A generated hostile JSON Lines file, on both engines: good lines mixed with bad ones of every
+ * class (not JSON, not an object, an unknown kind, times out of range or not times, integers past
+ * 2^53, NULs, lone surrogates, fields of the wrong kind, values over every cap, a line over the line
+ * cap, bytes that are not UTF-8, a duplicate member, an unknown author), with or without a final
+ * newline. `team import --skip-bad-lines` skips exactly the bad lines, each reported with its number,
+ * imports every good one, and afterwards every read tool of `serve` answers on the store. Without
+ * the flag the import stops at the first bad line, naming it. Time-boxed (FC_TIME_MS).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkspaceServer } from '../../src/server/create-server.js';
+import { TEAM_IMPORT_LIMITS, importJsonLines, openPgTeamStore, openSqliteTeamStore, type TeamStore } from '../../src/team/index.js';
+import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
+
+const pgReady = await probePostgres();
+const TIME_MS = Number(process.env.FC_TIME_MS ?? 4000);
+
+/** One line: its bytes, and whether the import must take it. */
+interface Spec {
+  bytes: Buffer;
+  good: boolean;
+  /** A good message's channel (counted afterwards). */
+  channel?: string;
+}
+
+const json = (o: unknown): Buffer => Buffer.from(JSON.stringify(o));
+const raw = (s: string): Buffer => Buffer.from(s);
+const msg = (run: number, extra: Record<string, unknown>): Record<string, unknown> => ({ kind: 'message', channel: `c${run}`, author: 'imp', body: 'b', ...extra });
+
+/** Every class of bad line, for run `run`. */
+const BAD: ((run: number) => Buffer)[] = [
+  () => raw('{"kind":"message",'),
+  () => raw('[1,2,3]'),
+  () => raw('"just a string"'),
+  () => json({ kind: 'planet' }),
+  (r) => json(msg(r, { created_at: 1e300 })),
+  (r) => json(msg(r, { created_at: 'yesterday' })),
+  (r) => json(msg(r, { created_at: 1.5 })),
+  (r) => json(msg(r, { reply_to: 2 ** 60 })),
+  (r) => json(msg(r, { body: 'nul \u0000 here' })),
+  (r) => raw(`{"kind":"message","channel":"c${r}","author":"imp","body":"half \\ud800 pair"}`),
+  (r) => json(msg(r, { body: 5 })),
+  () => json({ kind: 'task', title: 't', labels: 'ops', created_by: 'imp' }),
+  () => json({ kind: 'member', name: `m-active`, active: 'yes' }),
+  (r) => json(msg(r, { body: 'x'.repeat(16 * 1024 + 1) })),
+  () => json({ kind: 'task', title: 't'.repeat(201), created_by: 'imp' }),
+  (r) => json(msg(r, { channel: `c${r}${'x'.repeat(81)}` })),
+  () => json({ kind: 'task', title: 't', status: 'sideways', created_by: 'imp' }),
+  (r) => Buffer.concat([raw(`{"kind":"message","channel":"c${r}","author":"imp","body":"`), Buffer.from([0xff, 0xfe]), raw('"}')]),
+  () => json({ kind: 'member', name: 'imp', role: 'agent' }), // imported before every run
+  (r) => json(msg(r, { author: 'nobody' })),
+  () => json({ kind: 'comment', task: 2 ** 53 + 2, author: 'imp', body: 'c' }),
+];
+
+/** Good lines of run `run` (`i` makes each unique). */
+const GOOD: ((run: number, i: number) => Spec)[] = [
+  (r, i) => ({ bytes: json(msg(r, { body: `good ${i}` })), good: true, channel: `c${r}` }),
+  (r, i) => ({ bytes: json({ kind: 'task', title: `task ${r}.${i}`, labels: ['ops'], created_by: 'imp', created_at: '2024-01-02T03:04:05Z' }), good: true }),
+  (r, i) => ({ bytes: json({ kind: 'comment', task: 'T-1', author: 'imp', body: `comment ${r}.${i}` }), good: true }),
+  (r, i) => ({ bytes: json({ kind: 'member', name: `m${r}x${i}`, role: 'guest', active: false }), good: true }),
+];
+
+const lineArb = (run: number): fc.Arbitrary<(i: number) => Spec> =>
+  fc.oneof(
+    fc.constantFrom(...GOOD).map((g) => (i: number) => g(run, i)),
+    fc.constantFrom(...BAD).map((b) => (): Spec => ({ bytes: b(run), good: false })),
+  );
+
+interface Engine {
+  name: string;
+  ready: boolean;
+  open(dir: string): Promise<{ target: string; store: TeamStore; drop(): Promise<void> }>;
+}
+
+const ENGINES: Engine[] = [
+  {
+    name: 'sqlite',
+    ready: true,
+    open: async (dir) => {
+      const target = join(dir, 'team.db');
+      return { target, store: openSqliteTeamStore(target), drop: async () => undefined };
+    },
+  },
+  {
+    name: 'postgres',
+    ready: pgReady,
+    open: async () => {
+      const db: TestDatabase = await createTestDatabase();
+      return { target: db.target, store: await openPgTeamStore(db.target), drop: () => db.drop() };
+    },
+  },
+];
+
+for (const engine of ENGINES) {
+  describe.skipIf(!engine.ready)(`a hostile import file (${engine.name})`, () => {
+    let dir: string;
+    let target: string;
+    let store: TeamStore;
+    let drop: () => Promise<void>;
+    let run = 0;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'import-hostile-'));
+      ({ target, store, drop } = await engine.open(dir));
+      await store.addMember('olga', 'owner');
+      await store.addMember('imp', 'agent');
+      await store.createTask((await store.getMember('olga'))!, { title: 'the first task' });
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await drop?.();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('skips exactly the bad lines, each by number, and imports every good one', async () => {
+      const file = join(dir, 'hostile.jsonl');
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.nat(), { minLength: 1, maxLength: 40 }), fc.boolean(), fc.integer({ min: 1, max: 8 }), async (seeds, finalNewline, batchRows) => {
+          run++;
+          const makers = seeds.map((s) => fc.sample(lineArb(run), { seed: s, numRuns: 1 })[0]!);
+          const specs = makers.map((m, i) => m(i));
+          const body = Buffer.concat(specs.flatMap((s, i) => (i === 0 ? [s.bytes] : [raw('\n'), s.bytes])));
+          writeFileSync(file, finalNewline ? Buffer.concat([body, raw('\n')]) : body);
+          let said = '';
+          const sink = { write: (t: string) => ((said += t), true) } as unknown as NodeJS.WritableStream;
+          const s = await importJsonLines(store, file, { progress: sink, batchRows, skipBadLines: true });
+          const badAt = specs.flatMap((sp, i) => (sp.good ? [] : [i + 1]));
+          const reported = [...said.matchAll(/skipped [A-Z_]+: line (\d+):/g)].map((m) => Number(m[1]));
+          expect(reported.sort((x, y) => x - y)).toEqual(badAt); // refused on reading or on writing: reported in that order
+          expect(s.skipped).toBe(badAt.length);
+          const goodCount = specs.filter((sp) => sp.good).length;
+          expect(Object.values(s.counts).reduce((a, b) => a + b, 0)).toBe(goodCount);
+          const messages = specs.filter((sp) => sp.good && sp.channel !== undefined).length;
+          if (messages > 0) expect((await store.history(`c${run}`, undefined, 100)).rows).toHaveLength(messages);
+        }),
+        { interruptAfterTimeLimit: TIME_MS, numRuns: 200 },
+      );
+    }, TIME_MS + 60_000);
+
+    it('a line over the line cap is passed over without being held; without the flag the import stops there, naming it', async () => {
+      const file = join(dir, 'long.jsonl');
+      const long = Buffer.alloc(TEAM_IMPORT_LIMITS.maxLineBytes + 10, 0x61);
+      writeFileSync(file, Buffer.concat([json(msg(9999, { body: 'before' })), raw('\n'), long, raw('\n'), json(msg(9999, { body: 'after' }))]));
+      let said = '';
+      const sink = { write: (t: string) => ((said += t), true) } as unknown as NodeJS.WritableStream;
+      const s = await importJsonLines(store, file, { progress: sink, skipBadLines: true });
+      expect(said).toMatch(/skipped INPUT_TOO_LARGE: line 2: longer than/);
+      expect(s).toMatchObject({ skipped: 1, counts: { message: 2 } });
+      await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 2: longer than/);
+      writeFileSync(file, Buffer.concat([json(msg(9998, {})), raw('\n'), Buffer.from([0xc3, 0x28])]));
+      await expect(importJsonLines(store, file, { progress: sink })).rejects.toThrow(/line 2: not valid UTF-8/);
+    });
+
+    it('every read tool of serve answers on the store the imports left', async () => {
+      await store.close();
+      const root = join(dir, 'root');
+      mkdirSync(root, { recursive: true });
+      const ws = await createWorkspaceServer(root, {}, { dbPath: target, as: 'olga' });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      const client = new Client({ name: 'import-hostile', version: '1.0.0' });
+      await Promise.all([ws.connect(b), client.connect(a)]);
+      try {
+        const history = (await client.callTool({ name: 'message_history_read', arguments: { channel: 'c9999' } })) as { structuredContent?: { messages: { id: number }[] } };
+        const reads: [string, Record<string, unknown>][] = [
+          ['message_history_read', { channel: 'c9999' }],
+          ['message_search', { q: 'good' }],
+          ['message_get', { id: history.structuredContent!.messages[0]!.id }],
+          ['list_tasks', {}],
+          ['search_tasks', { q: 'task' }],
+          ['task_get', { id: 1 }],
+          ['task_options', { field: 'assignee' }],
+          ['task_options', { field: 'label' }],
+          ['inbox_read', { peek: true }],
+        ];
+        for (const [tool, args] of reads) {
+          const r = (await client.callTool({ name: tool, arguments: args })) as { isError?: boolean; content?: { text?: string }[] };
+          expect(r.isError, `${tool}: ${r.content?.[0]?.text}`).not.toBe(true);
+        }
+      } finally {
+        await client.close();
+        await ws.close();
+        store = engine.name === 'sqlite' ? openSqliteTeamStore(target) : await openPgTeamStore(target);
+      }
+    });
+  });
+}
