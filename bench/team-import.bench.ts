@@ -6,8 +6,11 @@
  * TARGET import FILE`), on a new SQLite file and on a new PostgreSQL database (local socket); the
  * CLI prints its own lines/s, and the process's peak RSS is read from /proc (VmHWM) while it runs.
  *
+ * With BENCH_IMPORT_ACCENTS=1 a third of the words carry accents (`élan`, `café`, `naïve`, `Ørsted`),
+ * so nearly every body takes PostgreSQL's folding path (pg-fold.ts) rather than its ASCII test.
+ *
  *   npm run bench:team-import
- *   BENCH_IMPORT_LINES=200000 npm run bench:team-import
+ *   BENCH_IMPORT_LINES=200000 BENCH_IMPORT_ACCENTS=1 npm run bench:team-import
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +21,7 @@ import { machineLine } from './util.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const LINES = Number(process.env.BENCH_IMPORT_LINES ?? 1_000_000);
+const ACCENTS = process.env.BENCH_IMPORT_ACCENTS === '1';
 const dir = mkdtempSync(join(tmpdir(), 'team-import-bench-'));
 const file = join(dir, 'in.jsonl');
 /** The workspace root the CLI is given: beside the store, never holding it. */
@@ -27,7 +31,7 @@ async function writeFixture(): Promise<void> {
   const out = createWriteStream(file);
   const write = (o: unknown): Promise<void> | void => (out.write(JSON.stringify(o) + '\n') ? undefined : new Promise((r) => out.once('drain', () => r())));
   for (let i = 0; i < 20; i++) await write({ kind: 'member', name: `m${i}`, role: i === 0 ? 'owner' : 'member' });
-  const words = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu'.split(' ');
+  const words = (ACCENTS ? 'alpha élan gamma café epsilon naïve eta Ørsted iota kappa Ça mu' : 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu').split(' ');
   for (let i = 0; i < LINES; i++) {
     const body = Array.from({ length: 5 + (i % 50) }, (_, k) => words[(i * 7 + k) % words.length]).join(' ');
     const o: Record<string, unknown> = { kind: 'message', channel: `c${i % 50}`, author: `m${i % 20}`, body, created_at: 1_700_000_000_000 + i };
@@ -62,7 +66,7 @@ function run(target: string): Promise<{ ms: number; rate: string; hwm: number; c
 
 console.log(machineLine());
 await writeFixture();
-console.log(`fixture: ${LINES + 20} lines`);
+console.log(`fixture: ${LINES + 20} lines${ACCENTS ? ', accented words' : ''}`);
 const db = `mcp_budget_bench_${process.pid}`;
 spawnSync('createdb', [db], { stdio: 'inherit' });
 try {

@@ -12,7 +12,7 @@ export function toFtsQuery(q: string): string {
   if (q.length > TEAM_READ_LIMITS.maxQueryChars) {
     throw new TeamError('INVALID_PARAMS', `Expected \`q\` to be at most ${TEAM_READ_LIMITS.maxQueryChars} characters, got ${q.length}`);
   }
-  const words = q.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words = q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
   if (words.length === 0) throw new TeamError('INVALID_PARAMS', '`q` has no words to search for (letters or digits).');
   if (words.length > TEAM_READ_LIMITS.maxQueryTerms) {
     throw new TeamError('INVALID_PARAMS', `Expected \`q\` to have at most ${TEAM_READ_LIMITS.maxQueryTerms} words, got ${words.length}`);

@@ -5,12 +5,14 @@
  * here drops or rewrites existing data.
  *
  * Text search: a generated `tsvector` column (`simple` configuration: lower-cased words, no
- * stemming, no stop words) over the text with ASCII punctuation turned into spaces, so words split
- * as the SQLite side's `unicode61` tokenizer splits them (`file.txt` is two words), and a GIN index.
+ * stemming, no stop words) over the text with punctuation turned into spaces, so words split as the
+ * SQLite side's `unicode61` tokenizer splits them (`file.txt` is two words), and a GIN index. Since
+ * version 2 the text is first folded as that tokenizer folds it (pg-fold.ts: `É` → `e`).
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inTransaction } from './pg-db.js';
+import { PG_INDEXED_WORDS, pgFoldFunctions } from './pg-fold.js';
 import { wrapPgError } from './pg-connect.js';
 import { TeamError } from './types.js';
 
@@ -21,10 +23,10 @@ export const TS_CONFIG = `'simple'::regconfig`;
 const tsv = (expr: string): string => `to_tsvector(${TS_CONFIG}, regexp_replace(${expr}, '[[:punct:]]+', ' ', 'g'))`;
 
 /**
- * Migrations, in order: `MIGRATIONS[i]` takes the schema from version `i` to `i + 1`. Never edit a
+ * Migrations, in order: `PG_MIGRATIONS[i]` takes the schema from version `i` to `i + 1`. Never edit a
  * released one; append.
  */
-const MIGRATIONS: readonly string[] = [
+export const PG_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE store_meta (key text PRIMARY KEY, value text NOT NULL);
   CREATE TABLE members (
@@ -88,10 +90,20 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE TABLE inbox_acked (member_id bigint PRIMARY KEY REFERENCES members(id), through_id bigint NOT NULL);
   `,
+  // 2: accents fold as on SQLite. The columns are rebuilt (a generated column's expression cannot
+  // be altered), which rewrites the tables once.
+  `${pgFoldFunctions()}
+  ALTER TABLE messages DROP COLUMN fts;
+  ALTER TABLE messages ADD COLUMN fts tsvector GENERATED ALWAYS AS (${PG_INDEXED_WORDS('body')}) STORED;
+  CREATE INDEX messages_fts ON messages USING gin (fts);
+  ALTER TABLE tasks DROP COLUMN fts;
+  ALTER TABLE tasks ADD COLUMN fts tsvector GENERATED ALWAYS AS (${PG_INDEXED_WORDS(`title || ' ' || body`)}) STORED;
+  CREATE INDEX tasks_fts ON tasks USING gin (fts);
+  `,
 ];
 
 /** The schema version this program writes. */
-export const PG_SCHEMA_VERSION = MIGRATIONS.length;
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
 
 /** The schema's version, 0 when the database holds no team store (`null`: it holds other tables). */
 async function versionOf(db: pg.ClientBase): Promise<number | null> {
@@ -123,7 +135,7 @@ export async function preparePgDatabase(pool: pg.Pool, label: string): Promise<s
         );
       }
       if (version < PG_SCHEMA_VERSION) {
-        for (let v = version; v < PG_SCHEMA_VERSION; v++) await db.query(MIGRATIONS[v]!);
+        for (let v = version; v < PG_SCHEMA_VERSION; v++) await db.query(PG_MIGRATIONS[v]!);
         if (version === 0) {
           await db.query(`CREATE TABLE schema_version (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL)`);
           await db.query(`INSERT INTO schema_version (version) VALUES ($1)`, [PG_SCHEMA_VERSION]);

@@ -15,13 +15,16 @@ import { q, type Rule } from './rule.js';
 import type { RankedRow } from './search-window.js';
 import { MESSAGE_FROM, MESSAGE_PAGE_COLUMNS, TASKS_FROM, type MessageRow, type TaskRow, type WithSnippet } from './service-rows.js';
 
-/** The tsquery of parameter `$n` (the quoted words of fts-query.ts). */
-const tsQuery = (n: number): string => `websearch_to_tsquery(${TS_CONFIG}, $${n})`;
+/** The tsquery of parameter `$n` (the quoted words of fts-query.ts), folded as the indexed text is (pg-fold.ts). */
+const tsQuery = (n: number): string => `websearch_to_tsquery(${TS_CONFIG}, mcp_budget_fold($${n}))`;
+
+/** What a snippet of `doc` highlights: the document's own words that fold to a word of the query. */
+const headlineQuery = (doc: string, n: number): string => `mcp_budget_headline_query(${doc}, $${n})`;
 
 /** `ts_headline` options: bounded fragments marked like the SQLite snippets. */
 const HEADLINE_OPTIONS = `StartSel=[, StopSel=], MaxWords=${TEAM_READ_LIMITS.snippetTokens}, MinWords=${Math.ceil(TEAM_READ_LIMITS.snippetTokens / 2)}, ShortWord=0, MaxFragments=1, FragmentDelimiter=…`;
 
-const MESSAGE_HITS = `SELECT ${MESSAGE_PAGE_COLUMNS}, ts_headline(${TS_CONFIG}, m.body, ${tsQuery(1)}, '${HEADLINE_OPTIONS}') AS snippet
+const MESSAGE_HITS = `SELECT ${MESSAGE_PAGE_COLUMNS}, ts_headline(${TS_CONFIG}, m.body, ${headlineQuery('m.body', 1)}, '${HEADLINE_OPTIONS}') AS snippet
   FROM ${MESSAGE_FROM} WHERE m.id = ANY($2::bigint[])`;
 
 /**
@@ -68,7 +71,7 @@ export function* rankTasks(r: TaskRanking): Rule<RankedRow[]> {
 /** Page rows (`columns`: the dialect's task page columns) of `ids` with their headlines. */
 export function* taskHits(columns: string, match: string, ids: readonly number[]): Rule<WithSnippet<TaskRow>[]> {
   return yield* q.all<WithSnippet<TaskRow>>(
-    `SELECT ${columns}, ts_headline(${TS_CONFIG}, t.title || ' ' || t.body, ${tsQuery(1)}, '${HEADLINE_OPTIONS}') AS snippet FROM ${TASKS_FROM} WHERE t.id = ANY($2::bigint[])`,
+    `SELECT ${columns}, ts_headline(${TS_CONFIG}, t.title || ' ' || t.body, ${headlineQuery(`t.title || ' ' || t.body`, 1)}, '${HEADLINE_OPTIONS}') AS snippet FROM ${TASKS_FROM} WHERE t.id = ANY($2::bigint[])`,
     [match, ids],
   );
 }

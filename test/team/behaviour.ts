@@ -426,6 +426,36 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
       expect(await codeOf(store.searchMessages(Array.from({ length: TEAM_READ_LIMITS.maxQueryTerms + 1 }, (_, i) => `w${i}`).join(' '), undefined, { hi }, 5))).toBe('INVALID_PARAMS');
     });
 
+    it("search folds accents as SQLite's tokenizer does, on every engine; snippets mark the word as written", async () => {
+      const elegant = await store.sendMessage(owner, { channel: 'g', body: 'Ça fait très Élégant à Zürich' });
+      const decomposed = await store.sendMessage(owner, { channel: 'g', body: 'un cafe\u0301 noir' });
+      const composed = await store.sendMessage(owner, { channel: 'g', body: 'un café crème' });
+      const hindi = await store.sendMessage(owner, { channel: 'g', body: 'नमस्ते दुनिया' });
+      const greek = await store.sendMessage(owner, { channel: 'g', body: 'Ἀθῆναι καλημέρα' });
+      const ligature = await store.sendMessage(owner, { channel: 'g', body: 'Ærøskøbing Łódź' });
+      const task = await store.createTask(owner, { title: 'Réviser le résumé', body: 'déjà vu' });
+      const hi = await store.lastMessageId();
+      const ids = async (q: string): Promise<number[]> => (await store.searchMessages(q, undefined, { hi }, 20)).rows.map((r) => r.id).sort((x, y) => x - y);
+      for (const q of ['elegant', 'ÉLÉGANT', 'élégant', 'ELEGANT zurich', 'ca fait', 'çà', 'TRÈS']) expect(await ids(q), q).toEqual([elegant.id]);
+      for (const q of ['cafe', 'café', 'CAFÉ', 'cafe\u0301']) expect(await ids(q), q).toEqual([decomposed.id, composed.id]);
+      expect(await ids('creme')).toEqual([composed.id]);
+      expect(await ids('नमस्ते')).toEqual([hindi.id]);
+      // Only what has a canonical decomposition folds (SQLite's rule, the reference): not Greek
+      // accents nor ł, ø, æ; case folds everywhere.
+      expect(await ids('ΚΑΛΗΜΈΡΑ')).toEqual([greek.id]);
+      expect(await ids('καλημερα')).toEqual([]);
+      expect(await ids('ἀθῆναι')).toEqual([greek.id]);
+      expect(await ids('ÆRØSKØBING')).toEqual([ligature.id]);
+      expect(await ids('ŁÓDŹ')).toEqual([ligature.id]);
+      expect(await ids('łodz')).toEqual([ligature.id]);
+      expect(await ids('lodz')).toEqual([]);
+      const hit = (await store.searchMessages('elegant', undefined, { hi }, 5)).rows[0]!;
+      expect(hit.snippet).toContain('[Élégant]');
+      const tasks = await store.searchTasks('resume deja', undefined, await store.lastTaskId(), undefined, true, 5);
+      expect(tasks.rows.map((r) => r.id)).toEqual([task.id]);
+      expect(tasks.rows[0]!.snippet).toContain('[résumé]');
+    });
+
     it('a search cursor survives JSON (the score is exact), and a task search walks once', async () => {
       for (let i = 0; i < 45; i++) await store.sendMessage(owner, { channel: 'g', body: `alpha ${'beta '.repeat(i % 9)} ${i}` });
       for (let i = 0; i < 33; i++) await store.createTask(owner, { title: `alpha task ${'gamma '.repeat(i % 4)}`, body: i % 2 ? 'alpha again' : '' });

@@ -1,7 +1,8 @@
 /**
  * What only a PostgreSQL store has: replicas opening one empty database together migrate it once
  * and share its store id (cursors bind to it); a newer or foreign database is refused and left as
- * it is; an unreachable server is a clear error; `--team-db` values are recognised and never
+ * it is; a store of schema version 1 is migrated with its rows (accents then fold in search); an
+ * unreachable server is a clear error; `--team-db` values are recognised and never
  * echoed with their password.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_SCHEMA_VERSION, TeamSession, isPostgresTarget, openPgTeamStore } from '../../src/team/index.js';
 import { pgLabel } from '../../src/team/pg-connect.js';
+import { PG_MIGRATIONS } from '../../src/team/pg-schema.js';
 import { codeOf } from './behaviour.js';
 import { createTestDatabase, onDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
 
@@ -71,6 +73,37 @@ describe.skipIf(!ready)('PostgreSQL databases', () => {
     const s = await openPgTeamStore(db.target);
     expect((await s.getMember('olga'))?.role).toBe('owner');
     await s.close();
+  });
+
+  it('a version 1 store (before accent folding) is migrated with its rows, and its old rows fold', async () => {
+    const old = await createTestDatabase();
+    try {
+      await onDatabase(
+        old.target,
+        `${PG_MIGRATIONS[0]}
+        CREATE TABLE schema_version (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL);
+        INSERT INTO schema_version (version) VALUES (1);
+        INSERT INTO store_meta (key, value) VALUES ('store_id', 'v1store');
+        INSERT INTO members (name, name_lower, role, created_at) VALUES ('olga', 'olga', 'owner', 1);
+        INSERT INTO channels (name, created_at) VALUES ('general', 1);
+        INSERT INTO messages (channel_id, author_id, body, created_at) VALUES (1, 1, 'Un café très Élégant', 2);
+        INSERT INTO tasks (title, body, status, priority, created_by, created_at, updated_at) VALUES ('Réviser', 'le résumé', 'open', 'normal', 1, 3, 3);`,
+      );
+      const s = await openPgTeamStore(old.target);
+      try {
+        expect(s.storeId).toBe('v1store');
+        const v = await s.dialect.pool.query<{ version: number }>(`SELECT version FROM schema_version`);
+        expect(v.rows).toEqual([{ version: PG_SCHEMA_VERSION }]);
+        const hits = await s.searchMessages('cafe elegant', undefined, { hi: await s.lastMessageId() }, 5);
+        expect(hits.rows.map((r) => r.body)).toEqual(['Un café très Élégant']);
+        expect(hits.rows[0]!.snippet).toContain('[Élégant]');
+        expect((await s.searchTasks('resume', undefined, await s.lastTaskId(), undefined, true, 5)).rows).toHaveLength(1);
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await old.drop();
+    }
   });
 
   it('a database holding other tables is refused and left as it is', async () => {
