@@ -174,7 +174,12 @@ async function refuseGitDirectory(dir: DirHandle, shown: string, checked: Set<Di
   }
 }
 
-export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolean): Promise<SeedReceipt> {
+/** Test seams: a step run before the batch publishes its `index`-th file (after the earlier ones were published). */
+export interface SeedFaults {
+  beforePublish?(index: number): Promise<void> | void;
+}
+
+export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolean, faults: SeedFaults = {}): Promise<SeedReceipt> {
   const files = checkSeedInput(input);
   ws.requireDescriptorConfinement('Writing files');
   // Check every path first: an escape or a `.git` component anywhere refuses the whole batch.
@@ -234,7 +239,8 @@ export async function seedFiles(ws: Workspace, input: unknown, overwrite: boolea
         }
         bytes += Buffer.byteLength(f.content);
       }
-      for (const s of staged) {
+      for (const [index, s] of staged.entries()) {
+        await faults.beforePublish?.(index);
         // The directory must still be where the user named it: a directory moved away meanwhile
         // (a rename never escapes the descriptor, but the user asked for this path) fails the batch.
         await checkStillPlaced(ws, s);

@@ -351,6 +351,73 @@ describe('rollback when a later file fails', () => {
   });
 });
 
+describe('a rollback that cannot take a published file back', () => {
+  // Every batch shape (new and overwritten files), every publish step failing, and every subset of
+  // the files published before it taken out of the rollback's reach by a concurrent writer (an
+  // overwrite's backup removed; a new file replaced by a non-empty directory). The answer is the
+  // failure itself with the tree as before when the rollback restored everything, and otherwise
+  // OUTCOME_UNKNOWN naming exactly the files it could not restore, never "nothing was written".
+  it('answers OUTCOME_UNKNOWN naming exactly the unrestored files, and restores every other', async () => {
+    let cases = 0;
+    for (const shape of ['on', 'no', 'oon', 'ono', 'noo', 'onon']) {
+      for (let failAt = 1; failAt < shape.length; failAt++) {
+        for (let mask = 0; mask < 1 << failAt; mask++) {
+          const dir = `case${cases++}`;
+          mkdirSync(join(root, dir));
+          const files = [...shape].map((kind, i) => {
+            const path = `${dir}/f${i}.txt`;
+            if (kind === 'o') writeFileSync(join(root, path), `old-${i}`);
+            return { path, content: `new-${i}`, kind };
+          });
+          const before = snapshot(join(root, dir));
+          const sabotaged = new Set<number>();
+          const err = await seedFiles(ws, files.map(({ path, content }) => ({ path, content })), true, {
+            beforePublish(index) {
+              if (index !== failAt) return;
+              for (let i = 0; i < failAt; i++) {
+                if ((mask & (1 << i)) === 0) continue;
+                sabotaged.add(i);
+                if (files[i]!.kind === 'o') {
+                  const bak = readdirSync(join(root, dir)).find((n) => n.endsWith('.bak') && readFileSync(join(root, dir, n), 'utf8') === `old-${i}`);
+                  unlinkSync(join(root, dir, bak!));
+                } else {
+                  unlinkSync(join(root, files[i]!.path));
+                  mkdirSync(join(root, files[i]!.path));
+                  writeFileSync(join(root, files[i]!.path, 'held'), 'x');
+                }
+              }
+              throw new Error('injected publish failure');
+            },
+          }).then(
+            () => undefined,
+            (e: unknown) => e as WorkspaceError,
+          );
+          const label = `${shape} failing at ${failAt}, unrestorable ${[...sabotaged].join(',') || 'none'}`;
+          expect(err, label).toBeInstanceOf(WorkspaceError);
+          if (sabotaged.size === 0) {
+            expect(err!.code, label).not.toBe('OUTCOME_UNKNOWN');
+            expect(snapshot(join(root, dir)), label).toEqual(before);
+          } else {
+            expect(err!.code, label).toBe('OUTCOME_UNKNOWN');
+            expect(err!.message, label).not.toMatch(/nothing was written/i);
+            const data = err!.data as { paths: string[]; unrestored: number };
+            expect(new Set(data.paths), label).toEqual(new Set([...sabotaged].map((i) => files[i]!.path)));
+            expect(data.unrestored, label).toBe(sabotaged.size);
+            for (let i = 0; i < failAt; i++) {
+              if (sabotaged.has(i)) continue;
+              const p = join(root, files[i]!.path);
+              if (files[i]!.kind === 'o') expect(readFileSync(p, 'utf8'), label).toBe(`old-${i}`);
+              else expect(() => lstatSync(p), label).toThrow();
+            }
+          }
+          expect(leftovers(join(root, dir)), label).toEqual([]);
+        }
+      }
+    }
+    expect(cases).toBe(36);
+  });
+});
+
 describe('links planted between the check and the write', () => {
   it('a link planted at a checked target is never followed: without overwrite the batch fails, with it the link is replaced', async () => {
     for (const overwrite of [false, true]) {
