@@ -120,7 +120,7 @@ async function versionOf(db: pg.ClientBase): Promise<number | null> {
  * Check and migrate the database behind `pool`; returns the store id. `label` names the store in
  * errors. Throws {@link TeamError}: STORE_NEWER_SCHEMA, STORE_FOREIGN, or a wrapped driver failure.
  */
-export async function preparePgDatabase(pool: pg.Pool, label: string): Promise<string> {
+export async function preparePgDatabase(pool: pg.Pool, label: string, migrating: (text: string) => void = (t) => process.stderr.write(`mcp-budget: ${t}\n`)): Promise<string> {
   try {
     return await inTransaction(pool, async (db) => {
       const version = await versionOf(db);
@@ -135,6 +135,11 @@ export async function preparePgDatabase(pool: pg.Pool, label: string): Promise<s
         );
       }
       if (version < PG_SCHEMA_VERSION) {
+        // A migration may rewrite a table (version 2 rebuilds the search columns: about 45 s for
+        // a million messages): the pool's per-statement timeout would cancel it on every start,
+        // each time after holding the write lock, so it is lifted for this transaction only.
+        await db.query(`SET LOCAL statement_timeout = 0`);
+        if (version > 0) migrating(`The team store ${label} is being migrated from schema version ${version} to ${PG_SCHEMA_VERSION}; on a large store this takes a while (the search columns are rebuilt), and other replicas wait for it.`);
         for (let v = version; v < PG_SCHEMA_VERSION; v++) await db.query(PG_MIGRATIONS[v]!);
         if (version === 0) {
           await db.query(`CREATE TABLE schema_version (one boolean PRIMARY KEY DEFAULT true CHECK (one), version integer NOT NULL)`);

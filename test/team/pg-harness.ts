@@ -52,10 +52,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Create `mcp_budget_test_<random>`; `drop()` removes it (with any connection still open). */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** Create `mcp_budget_test_<random>` (with `ctype`, its LC_CTYPE and LC_COLLATE); `drop()` removes it (with any connection still open). */
+export async function createTestDatabase(options: { ctype?: 'C' } = {}): Promise<TestDatabase> {
   const name = `mcp_budget_test_${randomBytes(6).toString('hex')}`;
-  await admin(`CREATE DATABASE ${name}`);
+  await admin(`CREATE DATABASE ${name}${options.ctype === undefined ? '' : ` TEMPLATE template0 ENCODING 'UTF8' LC_CTYPE '${options.ctype}' LC_COLLATE '${options.ctype}'`}`);
   let target: string;
   if (/^postgres(ql)?:\/\//i.test(ADMIN_TARGET)) {
     const u = new URL(ADMIN_TARGET);
