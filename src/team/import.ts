@@ -182,7 +182,10 @@ export async function importJsonLines(store: ImportTarget, file: string, options
   const started = Date.now();
   const counts: Record<string, number> = {};
   let lineNo = 0;
+  /** Every line up to this one is imported, or was skipped and reported. */
   let committed = 0;
+  /** The first and last line of the transaction being written. */
+  let inFlight: [number, number] = [0, 0];
   let batch: ({ no: number } & ReadLine)[] = [];
   let lastReport = started;
   let skipped = 0;
@@ -200,7 +203,10 @@ export async function importJsonLines(store: ImportTarget, file: string, options
   const write = async (part: ImportOp[]): Promise<ImportOp[]> => {
     if (part.length === 0) return part;
     try {
+      inFlight = [part[0]!.no, part[part.length - 1]!.no];
       await store.importBatch(part);
+      // Committed (with any bad line before it in the batch skipped and reported).
+      committed = Math.max(committed, inFlight[1]);
       return part;
     } catch (e) {
       const at = part.findIndex((op) => op.no === (e as TeamError).data?.line);
@@ -237,6 +243,16 @@ export async function importJsonLines(store: ImportTarget, file: string, options
     await flush();
   } catch (e) {
     if (e instanceof BudgetError) {
+      const before = committed === 0 ? 'Nothing before it was imported' : `Lines 1-${committed} were imported`;
+      if (e.code === 'OUTCOME_UNKNOWN') {
+        // The transaction of lines A-B was sent and no answer came back: it may have committed.
+        const [a, b] = inFlight;
+        throw new TeamError(
+          e.code,
+          `${e.message}. ${before}; lines ${a}-${b} may have been imported (their transaction's outcome is unknown), and nothing after line ${b} was written. Check what the store holds of lines ${a}-${b} before importing them again.`,
+          { ...e.data, committed, in_doubt: { from: a, to: b } },
+        );
+      }
       throw new TeamError(e.code, `${e.message}. ${committed === 0 ? 'Nothing was imported' : `Lines 1-${committed} were imported; nothing after them was written`}.`, { ...e.data, committed });
     }
     throw e;

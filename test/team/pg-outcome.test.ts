@@ -4,9 +4,10 @@
  * write made), and through the tools the model reads "may have been applied" and exec gives a
  * receipt with `applied: "unknown"`. The connection is really cut: the store talks to PostgreSQL
  * through a socket relay that, once armed, forwards the COMMIT and then drops the connection
- * before the server's answer comes back. Every team write is driven through it.
+ * before the server's answer comes back. Every team write is driven through it, and `team import`,
+ * which names the lines imported and the lines in doubt (never "nothing was imported").
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { EXEC_META_KEY } from '../../src/shared/meta.js';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
-import { TeamError, openPgTeamStore, type Member, type TeamStore } from '../../src/team/index.js';
+import { TeamError, importJsonLines, openPgTeamStore, type Member, type TeamStore } from '../../src/team/index.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
 
 const UPSTREAM = '/var/run/postgresql/.s.PGSQL.5432';
@@ -26,6 +27,8 @@ class CommitCutter {
   readonly dir = mkdtempSync(join(tmpdir(), 'pg-cut-'));
   private server: Server;
   private armed = false;
+  /** COMMITs to pass before the one that is cut. */
+  private pass = 0;
   cuts = 0;
 
   constructor() {
@@ -37,7 +40,7 @@ class CommitCutter {
       client.on('data', (chunk: Buffer) => {
         upstream.write(chunk);
         // a simple-protocol Query message holding COMMIT: the server commits, the client never hears
-        if (this.armed && chunk[0] === 0x51 && chunk.includes('COMMIT\0')) {
+        if (this.armed && chunk[0] === 0x51 && chunk.includes('COMMIT\0') && this.pass-- === 0) {
           this.armed = false;
           this.cuts++;
           upstream.unpipe(client);
@@ -54,8 +57,10 @@ class CommitCutter {
     return new Promise((resolve) => this.server.listen(join(this.dir, '.s.PGSQL.5432'), resolve));
   }
 
-  arm(): void {
+  /** Cut the connection after the COMMIT that follows `pass` others. */
+  arm(pass = 0): void {
     this.armed = true;
+    this.pass = pass;
   }
 
   async close(): Promise<void> {
@@ -110,6 +115,41 @@ describe.runIf(reachable)('PostgreSQL: a commit whose answer was lost', () => {
     expect(cutter.cuts).toBe(writes.length);
   });
 
+  it('team import: the batch whose commit was lost is named as in doubt, the lines before it as imported', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pg-cut-import-'));
+    const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
+    try {
+      // [lines, commits passed before the cut, skip bad lines, expected committed, expected in doubt]
+      const cases: [string[], number, boolean, number, [number, number]][] = [
+        [['a1', 'a2', 'a3', 'a4', 'a5'], 0, false, 0, [1, 2]],
+        [['b1', 'b2', 'b3', 'b4', 'b5'], 1, false, 2, [3, 4]],
+        [['b1', 'c2', 'c3'], 0, true, 0, [2, 3]], // line 1 exists already: skipped, then lines 2-3 in one transaction
+        [['d1', 'd1', 'd3', 'd4'], 0, true, 0, [1, 1]], // a duplicate in the batch: line 1 written alone, cut
+        [['e1', 'e1', 'e3', 'e4'], 1, true, 1, [3, 3]], // line 1 committed, line 2 skipped, line 3 alone cut
+      ];
+      for (const [k, [names, pass, skipBadLines, committed, doubt]] of cases.entries()) {
+        const file = join(dir, `in${k}.jsonl`);
+        writeFileSync(file, names.map((name) => JSON.stringify({ kind: 'member', name, role: 'member' })).join('\n') + '\n');
+        const before = cutter.cuts;
+        cutter.arm(pass);
+        const err = (await importJsonLines(store, file, { batchRows: skipBadLines ? 3 : 2, skipBadLines, progress: quiet }).then(
+          () => undefined,
+          (e: unknown) => e,
+        )) as TeamError;
+        expect(cutter.cuts, `case ${k}`).toBe(before + 1);
+        expect(err?.code, `case ${k}: ${String(err?.message)}`).toBe('OUTCOME_UNKNOWN');
+        expect(err.data, `case ${k}`).toMatchObject({ committed, in_doubt: { from: doubt[0], to: doubt[1] } });
+        expect(err.message, `case ${k}`).toContain(`lines ${doubt[0]}-${doubt[1]} may have been imported`);
+        expect(err.message, `case ${k}`).not.toMatch(/nothing was imported/i);
+        // What is said imported, and what is said in doubt (its COMMIT reached the server), is there.
+        const names2 = new Set((await direct.listMembers(undefined, 100)).rows.map((m) => m.name));
+        for (let line = 1; line <= doubt[1]; line++) expect(names2.has(names[line - 1]!), `case ${k} line ${line}`).toBe(true);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('through the tools: the model reads "may have been applied" with the id; exec gives a receipt with applied: unknown', async () => {
     const root = mkdtempSync(join(tmpdir(), 'pg-cut-root-'));
     const ws = await createWorkspaceServer(root, {}, { dbPath: `host=${cutter.dir} dbname=${db.name}`, as: 'olga' });
@@ -128,7 +168,7 @@ describe.runIf(reachable)('PostgreSQL: a commit whose answer was lost', () => {
       expect(viaExec.isError).toBe(true);
       const report = Object.values(viaExec._meta ?? {}).find((v) => typeof v === 'object' && v !== null && 'receipt' in v) ?? viaExec._meta?.[EXEC_META_KEY];
       expect(report).toMatchObject({ applied: 'unknown', receipt: { action: 'task.create', applied: 'unknown' } });
-      expect(cutter.cuts).toBe(6);
+      expect(cutter.cuts).toBe(11); // 4 store writes, 5 imports, 2 here
     } finally {
       await client.close();
       await ws.close();
