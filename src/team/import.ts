@@ -38,10 +38,31 @@ export interface ImportSummary {
 type Line = Record<string, unknown>;
 
 /** Milliseconds since the epoch from a number or an ISO date; `undefined` when absent. */
+/**
+ * An ISO 8601 time as `toISOString` writes it and readers show it, with its zone: `Z` or an offset
+ * (a time without one would be read in the importing machine's zone), or a date alone (UTC
+ * midnight). Anything else `Date.parse` accepts (`"12"`, RFC 2822 dates, years read as 2001) is
+ * refused: the same file must store the same times everywhere.
+ */
+const ISO_TIME = /^([+-]?\d{4,6})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
+
+/** Milliseconds of a strict ISO 8601 time; NaN for another form or a field out of its range (`2020-02-30`, which `Date.parse` takes for March 1). */
+function isoTime(v: string): number {
+  const m = ISO_TIME.exec(v);
+  if (m === null) return NaN;
+  const [y, mo, d, h = 0, mi = 0, sec = 0, oh = 0, om = 0] = m.slice(1).map((x) => (x === undefined ? undefined : Number(x)));
+  const day = new Date(Date.UTC(2000, mo! - 1, d!)); // a leap year: February 29 is checked below
+  if (mo! < 1 || mo! > 12 || day.getUTCMonth() !== mo! - 1 || h > 23 || mi > 59 || sec > 59 || oh > 23 || om > 59) return NaN;
+  if (mo === 2 && d === 29 && new Date(Date.UTC(y!, 1, 29)).getUTCDate() !== 29) return NaN;
+  return Date.parse(v);
+}
+
 function timeOf(v: unknown, field: string): number | undefined {
   if (v === undefined || v === null) return undefined;
-  const t = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
-  if (!Number.isFinite(t)) throw new TeamError('INVALID_PARAMS', `\`${field}\` is not a time (milliseconds or an ISO date)`);
+  const t = typeof v === 'number' ? v : typeof v === 'string' ? isoTime(v) : NaN;
+  if (!Number.isFinite(t)) {
+    throw new TeamError('INVALID_PARAMS', `\`${field}\` is not a time: give milliseconds since 1970 (a number) or an ISO 8601 string with its zone, such as "2026-01-31T09:30:00Z" or "2026-01-31"`);
+  }
   return checkTime(field, t);
 }
 

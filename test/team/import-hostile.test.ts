@@ -42,6 +42,13 @@ const BAD: ((run: number) => Buffer)[] = [
   (r) => json(msg(r, { created_at: 1e300 })),
   (r) => json(msg(r, { created_at: 'yesterday' })),
   (r) => json(msg(r, { created_at: 1.5 })),
+  // Times `Date.parse` reads differently by machine or silently moves: no zone, a bare number,
+  // RFC 2822, a day past the month's end, February 29 of a common year.
+  (r) => json(msg(r, { created_at: '2020-01-01T00:00:00' })),
+  (r) => json(msg(r, { created_at: '12' })),
+  (r) => json(msg(r, { created_at: 'Mon, 01 Jan 0001 00:00:00 GMT' })),
+  (r) => json(msg(r, { created_at: '2020-02-30' })),
+  (r) => json(msg(r, { created_at: '2021-02-29T00:00:00Z' })),
   (r) => json(msg(r, { reply_to: 2 ** 60 })),
   (r) => json(msg(r, { body: 'nul \u0000 here' })),
   (r) => raw(`{"kind":"message","channel":"c${r}","author":"imp","body":"half \\ud800 pair"}`),
@@ -64,6 +71,7 @@ const GOOD: ((run: number, i: number) => Spec)[] = [
   (r, i) => ({ bytes: json({ kind: 'task', title: `task ${r}.${i}`, labels: ['ops'], created_by: 'imp', created_at: '2024-01-02T03:04:05Z' }), good: true }),
   (r, i) => ({ bytes: json({ kind: 'comment', task: 'T-1', author: 'imp', body: `comment ${r}.${i}` }), good: true }),
   (r, i) => ({ bytes: json({ kind: 'member', name: `m${r}x${i}`, role: 'guest', active: false }), good: true }),
+  (r, i) => ({ bytes: json(msg(r, { body: `dated ${i}`, created_at: i % 2 ? '2024-02-29' : '2020-01-01T00:00:00.123+02:00' })), good: true, channel: `c${r}` }),
 ];
 
 const lineArb = (run: number): fc.Arbitrary<(i: number) => Spec> =>
