@@ -185,7 +185,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     positionals: true,
     example: 'mcp-budget exec workspace.list_dir --input \'{"path":"."}\'',
-    notes: ['Exit codes: 0 ok, 1 an isError envelope, 2 usage error.'],
+    notes: ['Exit codes: 0 ok, 1 an isError envelope, 2 usage error, 3 an isError envelope whose write was made or may have been (its report says applied: do not repeat it).'],
   },
   {
     name: 'demo',

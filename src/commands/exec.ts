@@ -2,7 +2,10 @@
  * `mcp-budget exec ACTION [--input JSON | --input-file FILE] [--root DIR] [--team-db PATH] [--as NAME]`:
  * one `exec` action run in process, on the same server `serve` builds (same tools, limits and
  * store), printing the same envelope the `exec` tool answers, as one JSON line on stdout. Exit 0
- * on a typed success, 1 on an `isError` envelope, 2 on a usage error (the one error, code `USAGE`).
+ * on a typed success, 1 on an `isError` envelope, 2 on a usage error (the one error, code `USAGE`),
+ * 3 on an `isError` envelope that says the write was made or may have been (`applied: true` or
+ * `"unknown"` in its report: APPLIED, OUTCOME_UNKNOWN, a withheld mutation's receipt), so that a
+ * script never takes a made write for a failure to retry.
  */
 import { readFileSync } from 'node:fs';
 import { usageError } from '../cli/args.js';
@@ -62,10 +65,26 @@ function readInputFile(path: string): string {
     throw usageError(`Cannot read \`--input-file\` ${JSON.stringify(path)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   if (buf.length > MAX_EXEC_INPUT_FILE_BYTES) throw usageError(`\`--input-file\` is ${buf.length} bytes; at most ${MAX_EXEC_INPUT_FILE_BYTES}`);
-  return buf.toString('utf8');
+  // Refused, not repaired: replacing bad bytes would store text the file does not hold (team import refuses it too).
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(buf);
+  } catch {
+    throw usageError(`\`--input-file\` ${JSON.stringify(path)} is not valid UTF-8; nothing was run`);
+  }
 }
 
-/** Run `exec` once and print its envelope; returns the exit code (0 ok, 1 isError). */
+/** The write of an `isError` envelope was made, or may have been: its report or error says `applied`. */
+function saysApplied(result: { _meta?: unknown }): boolean {
+  const meta = result._meta;
+  if (typeof meta !== 'object' || meta === null) return false;
+  return Object.values(meta).some((v) => {
+    if (typeof v !== 'object' || v === null) return false;
+    const r = v as { applied?: unknown; receipt?: { applied?: unknown } };
+    return r.applied === true || r.applied === 'unknown' || r.receipt?.applied === true || r.receipt?.applied === 'unknown';
+  });
+}
+
+/** Run `exec` once and print its envelope; returns the exit code (0 ok, 1 isError, 3 isError after the write). */
 export async function runExec(line: ExecCommandLine, budget: BudgetOptions, stdout: NodeJS.WritableStream): Promise<number> {
   const args = parseExecArgs(line);
   const ws = await createWorkspaceServer(args.root, budget, args.team);
@@ -73,7 +92,7 @@ export async function runExec(line: ExecCommandLine, budget: BudgetOptions, stdo
     // Through the call pipeline, as every route is: the `--as` member resolved, its role checked.
     const result = promoteExecReport(await ws.exec(args.action, args.input));
     stdout.write(JSON.stringify(result) + '\n');
-    return result.isError === true ? 1 : 0;
+    return result.isError !== true ? 0 : saysApplied(result) ? 3 : 1;
   } finally {
     await ws.close();
   }

@@ -1,6 +1,7 @@
 /**
  * `mcp-budget exec` over a temp workspace: the same envelope as the tool, exit 0 on ok, 1 on an
- * isError envelope, 2 on usage errors; `--input-file` and the team flags.
+ * isError envelope, 2 on usage errors (an `--input-file` that is not UTF-8 among them), 3 on an
+ * isError envelope after the write was made; `--input-file` and the team flags.
  */
 import { execSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -57,10 +58,10 @@ describe('mcp-budget exec', () => {
     expect(run(['workspace.read_file', '--input', '{"path":"missing.txt"}']).code).toBe(1);
   });
 
-  it('an oversized mutation prints the receipt under the report key (exit 1)', () => {
+  it('an oversized mutation prints the receipt under the report key (exit 3: applied, do not repeat)', () => {
     const files = Array.from({ length: 100 }, (_, i) => ({ path: `big/${'p'.repeat(250)}/${'q'.repeat(250)}/${i}${'r'.repeat(240)}`, content: '' }));
     const r = run(['workspace.seed_files', '--input', JSON.stringify({ files })]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.json?._meta?.[REPORT_KEY]).toMatchObject({ error: 'result_budget_exceeded', applied: true, receipt: { written: 100, paths_count: 100 } });
   });
 
@@ -70,5 +71,10 @@ describe('mcp-budget exec', () => {
     expect(run(['workspace.list_dir', '--input', '[]']).code).toBe(2);
     expect(run(['workspace.list_dir', '--input', '{}', '--input-file', 'x']).code).toBe(2);
     expect(run(['workspace.list_dir', '--bogus', '1']).code).toBe(2);
+    writeFileSync(join(side.dir, 'bad.json'), Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xff, 0xfe]), Buffer.from(' ok"}')]));
+    const bad = run(['task.create', '--input-file', join(side.dir, 'bad.json')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/not valid UTF-8/);
+    expect(run(['task.list', '--input', '{}']).stdout).not.toContain('caf');
   });
 });
