@@ -58,7 +58,8 @@ function outcomeUnknown(out: unknown, cause: unknown): TeamError {
   const known = typeof id === 'number' ? { id } : {};
   return new TeamError(
     'OUTCOME_UNKNOWN',
-    `The change was sent to PostgreSQL, and the connection was lost before the commit was confirmed (${cause instanceof Error ? cause.message : String(cause)}): ` +
+    // The driver's words (host, socket, role) stay out: this text reaches the model.
+    `The change was sent to PostgreSQL, and the connection was lost before the commit was confirmed: ` +
       `it may have been applied${typeof id === 'number' ? ` (as id ${id})` : ''}. Read it back before doing it again; do not repeat it blindly.`,
     { applied: 'unknown', ...known },
   );

@@ -68,8 +68,27 @@ export function asToolFailure(e: unknown): unknown {
   return e;
 }
 
+/**
+ * What the model is told of a team store failure: the store's own message names the database (a
+ * file path, a host, a role) and the driver's words, which are the operator's (logged on stderr).
+ */
+const STORE_FAILURE_SAYS: Partial<Record<ErrorCode, string>> = {
+  STORE_LOCKED: 'The team store is busy (another writer holds it, or a statement ran past its time limit); try again shortly.',
+  STORE_UNAVAILABLE: 'The team store cannot be reached right now; the server log names the cause for the operator. Try again later.',
+  STORE_CORRUPT: 'The team store failed in a way this server does not recognise; the server log has the details for the operator.',
+  STORE_NEWER_SCHEMA: 'The team store was written by a newer version of this server and cannot be opened; the operator must upgrade it.',
+  STORE_FOREIGN: 'The team store is not usable (its database holds other tables); the operator must name another one.',
+  STORE_INSIDE_ROOT: 'The team store is not usable (it lies inside the workspace); the operator must move it.',
+};
+
 /** A failure as the model is told it: its code and a message that names no host detail (the operator's log has the rest). */
 export function describeFailure(failure: unknown): { e: unknown; code: string; message: string; unexpected: boolean } {
+  const says = isBudgetError(failure) ? STORE_FAILURE_SAYS[failure.code] : undefined;
+  if (says !== undefined) {
+    toolErrors.warn(`team store failure: ${(failure as BudgetError).code}: ${(failure as BudgetError).message}`);
+    const shown = asToolFailure(failure) as BudgetError;
+    return { e: shown, code: shown.code, message: says, unexpected: false };
+  }
   const e = asToolFailure(failure);
   const code = e instanceof BudgetError ? e.code : 'INTERNAL_ERROR';
   let message: string;

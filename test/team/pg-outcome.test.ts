@@ -30,10 +30,12 @@ class CommitCutter {
   /** COMMITs to pass before the one that is cut. */
   private pass = 0;
   cuts = 0;
+  private sockets = new Set<Socket>();
 
   constructor() {
     this.server = createServer((client: Socket) => {
       const upstream = createConnection(UPSTREAM);
+      this.sockets.add(client).add(upstream);
       client.on('error', () => upstream.destroy());
       upstream.on('error', () => client.destroy());
       upstream.pipe(client);
@@ -63,8 +65,15 @@ class CommitCutter {
     this.pass = pass;
   }
 
+  /** The database goes away: every connection cut, no new one accepted. */
+  async vanish(): Promise<void> {
+    const closed = new Promise((r) => this.server.close(r));
+    for (const s of this.sockets) s.destroy();
+    await closed;
+  }
+
   async close(): Promise<void> {
-    await new Promise((r) => this.server.close(r));
+    if (this.server.listening) await new Promise((r) => this.server.close(r));
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
@@ -147,6 +156,37 @@ describe.runIf(reachable)('PostgreSQL: a commit whose answer was lost', () => {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a store that went away: the model reads what happened and what to do, never the database, role or driver text', async () => {
+    const relay = new CommitCutter();
+    await relay.listen();
+    const root = mkdtempSync(join(tmpdir(), 'pg-gone-root-'));
+    const ws = await createWorkspaceServer(root, {}, { dbPath: `host=${relay.dir} dbname=${db.name}`, as: 'olga' });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'pg-gone', version: '1.0.0' });
+    await Promise.all([ws.connect(b), client.connect(a)]);
+    type Result = { isError?: boolean; content?: { text?: string }[]; _meta?: Record<string, unknown> };
+    try {
+      expect(((await client.callTool({ name: 'message_send', arguments: { channel: 'g', body: 'before' } })) as Result).isError).toBeFalsy();
+      await relay.vanish();
+      for (const [name, args] of [
+        ['message_send', { channel: 'g', body: 'after' }],
+        ['message_history_read', { channel: 'g' }],
+        ['exec', { action: 'task.create', input: { title: 'gone' } }],
+      ] as const) {
+        const r = (await client.callTool({ name, arguments: args })) as Result;
+        const seen = JSON.stringify(r);
+        expect(r.isError, name).toBe(true);
+        for (const secret of [relay.dir, db.name, 'root', 'ECONNREFUSED', 'ENOENT', 'postgres']) expect(seen, `${name} shows ${secret}`).not.toContain(secret);
+        expect(r.content?.[0]?.text, name).toMatch(/IO_ERROR: The team store (cannot be reached|is busy|failed)/);
+      }
+    } finally {
+      await client.close();
+      await ws.close();
+      await relay.close();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 
