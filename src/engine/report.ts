@@ -43,6 +43,8 @@ export interface ContinuationOffer {
   paths: ReadStart[];
   /** True when more parts were cut than `paths` lists. */
   paths_capped: boolean;
+  /** Present (false) when the original was over the per-result cap: only its beginning can be read. */
+  complete?: false;
 }
 
 /** Read starts listed in a report's continuation (the tool's `next` answers lead to the others). */
@@ -184,7 +186,7 @@ export function noticeText(r: BudgetReport): string {
     return (
       `${head} Nothing is lost until ${c.expires_at}: call the tool ${c.tool} with ${JSON.stringify({ handle: c.handle })}, ` +
       `then again with the \`next\` arguments each answer gives, until an answer has no \`next\`; each answer says where its part goes ` +
-      `(path and position in this result). Details: _meta["${REPORT_KEY}"].`
+      `(path and position in this result).${c.complete === false ? ' Only the beginning of the original was kept (it is over the per-result cap of the continuation store).' : ''} Details: _meta["${REPORT_KEY}"].`
     );
   }
   return (
@@ -206,6 +208,7 @@ export function continuationReserveBytes(limits: Pick<BudgetLimits, 'maxOmittedP
     expires_at: '+275760-09-13T00:00:00Z',
     paths: new Array<ReadStart>(CONTINUATION_LISTED).fill({ path: 'x'.repeat(MAX_POINTER_BYTES - 2), position: Number.MAX_SAFE_INTEGER }),
     paths_capped: false,
+    complete: false,
   };
   const member = utf8Length(`,"continuation":${JSON.stringify(offer)}`);
   const notice = limits.notice ? utf8Length(serializeNotice({ ...r, continuation: offer })) - utf8Length(serializeNotice(r)) : 0;

@@ -170,3 +170,9 @@ let processStore: ContinuationStore | undefined;
 export function sharedContinuationStore(): ContinuationStore {
   return (processStore ??= new ContinuationStore(DEFAULT_CONTINUATION));
 }
+
+/** Set the process's store up with these settings (a command does it once, from its flags, before serving). */
+export function configureSharedContinuation(settings: Partial<ContinuationSettings>): ContinuationStore {
+  processStore = new ContinuationStore(settings);
+  return processStore;
+}
