@@ -30,6 +30,16 @@ function makeServer(): McpServer {
     { description: 'typed; a shorter list still validates', outputSchema: { items: z.array(z.object({ id: z.number(), name: z.string() })) }, annotations: { readOnlyHint: true } },
     async () => ({ content: [{ type: 'text', text: JSON.stringify({ items }) }], structuredContent: { items } }),
   );
+  server.registerTool(
+    'strict_items',
+    {
+      description: 'typed read-only; a shorter list violates minItems',
+      inputSchema: { limit: z.number().optional() },
+      outputSchema: { items: z.array(z.number()).min(5000) },
+      annotations: { readOnlyHint: true },
+    },
+    async () => ({ content: [], structuredContent: { items: Array.from({ length: 5000 }, (_, i) => i) } }),
+  );
   return server;
 }
 
@@ -133,6 +143,22 @@ describe('continuation in withResultBudget', () => {
     expect(JSON.stringify(rebuilt)).toBe(JSON.stringify({ content: [{ type: 'text', text: JSON.stringify({ items }) }], structuredContent: { items } }));
   });
 
+  it('continuation-decorator: a withheld typed result (no valid shrink) stays withheld, and a notice names the handle', async () => {
+    const { client } = await connect({ maxResultBytes: 16384, continuation: new ContinuationStore() });
+    await client.listTools();
+    const r = (await client.callTool({ name: 'strict_items', arguments: {} })) as Json;
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+    const report = (r._meta as Json)[REPORT_KEY] as { continuation: Json };
+    expect(report.continuation).toMatchObject({ narrow_with: ['limit'], tool: READ });
+    const content = r.content as Json[];
+    expect(content[0]!.text).toMatch(/Call `strict_items` again asking for less/);
+    expect(content.at(-1)!.text).toContain(`call the tool ${READ} with {"handle":"${handleOf(r)}"}`);
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(16384);
+    const rebuilt = await readAll(client, r);
+    expect(JSON.stringify(rebuilt)).toBe(JSON.stringify({ content: [], structuredContent: { items: Array.from({ length: 5000 }, (_, i) => i) } }));
+  });
+
   it('continuation-decorator: a result over the per-result cap keeps its beginning, and the notice says so', async () => {
     const { client } = await connect({ maxResultBytes: 8192, continuation: new ContinuationStore({ maxResultBytes: 32 * 1024 }) });
     const cut = (await client.callTool({ name: 'log', arguments: {} })) as Json;
@@ -149,7 +175,7 @@ describe('continuation in withResultBudget', () => {
 
   it('continuation-decorator: continuation false keeps the old notice and lists no reading tool', async () => {
     const { client } = await connect({ maxResultBytes: 8192, continuation: false });
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['log', 'typed_items']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['log', 'typed_items', 'strict_items']);
     const cut = (await client.callTool({ name: 'log', arguments: {} })) as Json;
     expect(JSON.stringify(cut.content)).toContain('call the tool again asking for less');
   });

@@ -119,7 +119,8 @@ function largest(hi: number, ok: (n: number) => boolean): number {
 
 function readString(entry: StoredResult, path: string, s: string, pos: number, limits: ResolvedLimits): ReadAnswer {
   const total = Buffer.byteLength(s, 'utf8');
-  const from = unitAt(s, pos);
+  const c = entry.cursor;
+  const from = c !== undefined && c.path === path && c.bytes <= pos ? unitAt(s, pos, c.unit, c.bytes) : unitAt(s, pos);
   if (from === undefined) {
     throw badRead(`\`position\` ${pos} is inside a character of the string at ${JSON.stringify(path.slice(0, 200))}; use a position an answer or the report gave.`, { path, position: pos });
   }
@@ -131,6 +132,7 @@ function readString(entry: StoredResult, path: string, s: string, pos: number, l
   const n = largest(Math.min(total - pos, limits.maxResultBytes), (k) => fits(answerOf(k), limits));
   const answer = answerOf(n);
   if ((answer.next_position === pos && pos < total) || !fits(answer, limits)) throw tooSmall(path, limits);
+  entry.cursor = { path, bytes: answer.next_position, unit: from + answer.text!.length };
   return answer;
 }
 

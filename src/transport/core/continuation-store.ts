@@ -39,6 +39,11 @@ export interface StoredResult {
   readonly bytes: number;
   readonly session: string;
   readonly caller: string | undefined;
+  /**
+   * Perf: where the last string read stopped (its path, UTF-8 offset and UTF-16 index), so that
+   * reading a long string window by window walks it once, not once per window.
+   */
+  cursor?: { path: string; bytes: number; unit: number };
 }
 
 /** Why a handle is no longer held. */

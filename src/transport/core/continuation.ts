@@ -157,12 +157,27 @@ export class ConnectionContinuation {
     const prior = (report as { continuation?: unknown }).continuation;
     const withOffer: BudgetReport = { ...report, continuation: isObject(prior) ? ({ ...prior, ...offer } as ContinuationOffer) : offer };
     const out: Json = { ...sent, _meta: { ...(meta as Json), [REPORT_KEY]: withOffer } };
+    const text = noticeText(withOffer);
+    let added: Json | undefined;
     if (Array.isArray(sent.content)) {
-      out.content = sent.content.map((b) => (isObject(b) && isObject(b._meta) && b._meta[NOTICE_KEY] === true ? { ...b, text: noticeText(withOffer) } : b));
+      let noticed = false;
+      out.content = sent.content.map((b) => {
+        if (!(isObject(b) && isObject(b._meta) && b._meta[NOTICE_KEY] === true)) return b;
+        noticed = true;
+        return { ...b, text };
+      });
+      // A typed tool's guidance or receipt has no notice block: one is added when it fits, so the
+      // model reads where the rest is.
+      if (!noticed && limits.notice) {
+        added = { ...out, content: [...(out.content as unknown[]), { type: 'text', _meta: { [NOTICE_KEY]: true }, text }] };
+      }
     }
     // The budget's own report and notice are never judged as content (a result carrying them never
     // "fits": a later pass replaces them), so the whole is measured: the reserve guarantees it.
-    return Buffer.byteLength(JSON.stringify(out)) <= limits.maxResultBytes ? out : sent;
+    for (const candidate of added === undefined ? [out] : [added, out]) {
+      if (Buffer.byteLength(JSON.stringify(candidate)) <= limits.maxResultBytes) return candidate;
+    }
+    return sent;
   }
 
   /** The tools/list result with the reading tool appended on its last page (once, when the upstream does not list that name). */
