@@ -159,6 +159,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     ],
     positionals: false,
     example: 'mcp-budget serve --root . --max-bytes 32KiB',
+    notes: [`A cut result keeps its original for a while: the notice gives a handle, and the ${CONTINUATION_TOOL} tool reads the cut parts within the budget (none with --stateless).`],
   },
   {
     name: 'limits',
