@@ -32,10 +32,12 @@ beforeAll(() => {
   ensureBuilt();
 });
 
-async function connect(via: 'proxy' | 'decorator', budget: number, flags: string[] = []): Promise<Client> {
+async function connect(via: 'proxy' | 'decorator' | 'both', budget: number, flags: string[] = []): Promise<Client> {
   const env = { ...(process.env as Record<string, string>) };
+  // Both: the proxy in front of a server that bounds its own results (two budgets, one offer).
+  if (via === 'both') env.PAGELESS_BUDGET = JSON.stringify({ maxResultBytes: budget });
   const transport =
-    via === 'proxy'
+    via !== 'decorator'
       ? new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', '--max-bytes', String(budget), ...flags, '--', process.execPath, SERVER], env, cwd: REPO_ROOT, stderr: 'pipe' })
       : new StdioClientTransport({ command: process.execPath, args: [SERVER], env: { ...env, PAGELESS_BUDGET: JSON.stringify({ maxResultBytes: budget }) }, cwd: REPO_ROOT, stderr: 'pipe' });
   const client = new Client({ name: 'agent', version: '1.0.0' });
@@ -93,6 +95,18 @@ describe('continuation end to end', { timeout: 120_000 }, () => {
       });
     }
   }
+
+  it('continuation: a proxy in front of a server that bounds too keeps the server\'s offer, and its reads pass through', async () => {
+    const budget = 8192;
+    const client = await connect('both', budget);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(['read_log', 'run_query', 'mcp_result_budget__read']);
+    for (const tool of ['read_log', 'run_query'] as const) {
+      const { rebuilt, first } = await agentLoop(client, tool, budget);
+      expect(((first._meta as Json)[REPORT_KEY] as Json).budget_kind).not.toBe('top_level_field');
+      expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(RESULTS[tool]()));
+    }
+  });
 
   it('continuation: --no-continuation keeps today\'s notice and lists no reading tool', async () => {
     const client = await connect('proxy', 8192, ['--no-continuation']);

@@ -102,21 +102,15 @@ export class ConnectionContinuation {
 
   /**
    * The limits to bound a cut result with so that its continuation fits too; undefined when none
-   * can be offered (off, or the budget too small to hold one as well as some content).
+   * can be offered (an upstream answers the reading tool, or the budget is too small).
    */
   boundingLimits(limits: ResolvedLimits): ResolvedLimits | undefined {
-    if (!this.active) return undefined;
-    const options: BudgetOptions = { notice: limits.notice, protocolVersion: limits.protocolVersion };
-    for (const n of NUMERIC_LIMITS) options[n] = limits[n];
-    options.maxResultBytes = limits.maxResultBytes - continuationReserveBytes(limits);
-    for (const n of NUMERIC_LIMITS) {
-      if (n !== 'maxResultBytes' && LIMITS[n].scale !== undefined) options[n] = Math.min(options[n]!, options.maxResultBytes);
-    }
-    try {
-      return resolveLimits(options);
-    } catch {
-      return undefined;
-    }
+    return this.active ? limitsWithOfferRoom(limits) : undefined;
+  }
+
+  /** An upstream made the offers (its results carry them): its reading tool is not shadowed, and none is made here. */
+  defer(): void {
+    this.shadowed = true;
   }
 
   /**
@@ -153,31 +147,7 @@ export class ConnectionContinuation {
       paths_capped: listed.length < starts.length,
       ...(complete ? {} : { complete: false }),
     };
-    // A typed tool's guidance already names the arguments that narrow it under `continuation`: kept beside the offer.
-    const prior = (report as { continuation?: unknown }).continuation;
-    const withOffer: BudgetReport = { ...report, continuation: isObject(prior) ? ({ ...prior, ...offer } as ContinuationOffer) : offer };
-    const out: Json = { ...sent, _meta: { ...(meta as Json), [REPORT_KEY]: withOffer } };
-    const text = noticeText(withOffer);
-    let added: Json | undefined;
-    if (Array.isArray(sent.content)) {
-      let noticed = false;
-      out.content = sent.content.map((b) => {
-        if (!(isObject(b) && isObject(b._meta) && b._meta[NOTICE_KEY] === true)) return b;
-        noticed = true;
-        return { ...b, text };
-      });
-      // A typed tool's guidance or receipt has no notice block: one is added when it fits, so the
-      // model reads where the rest is.
-      if (!noticed && limits.notice) {
-        added = { ...out, content: [...(out.content as unknown[]), { type: 'text', _meta: { [NOTICE_KEY]: true }, text }] };
-      }
-    }
-    // The budget's own report and notice are never judged as content (a result carrying them never
-    // "fits": a later pass replaces them), so the whole is measured: the reserve guarantees it.
-    for (const candidate of added === undefined ? [out] : [added, out]) {
-      if (Buffer.byteLength(JSON.stringify(candidate)) <= limits.maxResultBytes) return candidate;
-    }
-    return sent;
+    return attachOffer(sent, offer, limits);
   }
 
   /** The tools/list result with the reading tool appended on its last page (once, when the upstream does not list that name). */
@@ -220,6 +190,68 @@ export class ConnectionContinuation {
   close(): void {
     this.store.dropSession(this.session);
   }
+}
+
+/**
+ * The limits to bound a result with so that an offer fits beside it (the most an offer adds taken
+ * from `maxResultBytes`, the scaled bounds kept within it); undefined when the budget is too small.
+ */
+export function limitsWithOfferRoom(limits: ResolvedLimits): ResolvedLimits | undefined {
+  const options: BudgetOptions = { notice: limits.notice, protocolVersion: limits.protocolVersion };
+  for (const n of NUMERIC_LIMITS) options[n] = limits[n];
+  options.maxResultBytes = limits.maxResultBytes - continuationReserveBytes(limits);
+  for (const n of NUMERIC_LIMITS) {
+    if (n !== 'maxResultBytes' && LIMITS[n].scale !== undefined) options[n] = Math.min(options[n]!, options.maxResultBytes);
+  }
+  try {
+    return resolveLimits(options);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The offer an earlier pass wrote into this result's report (an upstream that bounds too), if any. */
+export function offerIn(result: unknown): ContinuationOffer | undefined {
+  if (!isObject(result) || !isObject(result._meta)) return undefined;
+  const report = result._meta[REPORT_KEY];
+  const c = isObject(report) ? report.continuation : undefined;
+  return isObject(c) && c.tool === CONTINUATION_TOOL && typeof c.handle === 'string' ? (c as unknown as ContinuationOffer) : undefined;
+}
+
+/**
+ * `sent` with `offer` written into its report and its notice (a notice block added to a typed
+ * tool's guidance or receipt, which has none, when it fits); `sent` itself when it has no report
+ * or the offer would not fit `limits`.
+ */
+export function attachOffer(sent: Json, offer: ContinuationOffer, limits: ResolvedLimits): Json {
+  const meta = sent._meta;
+  const report = isObject(meta) ? (meta[REPORT_KEY] as BudgetReport | undefined) : undefined;
+  if (!isObject(report)) return sent;
+  // A typed tool's guidance already names the arguments that narrow it under `continuation`: kept beside the offer.
+  const prior = (report as { continuation?: unknown }).continuation;
+  const withOffer: BudgetReport = { ...report, continuation: isObject(prior) ? ({ ...prior, ...offer } as ContinuationOffer) : offer };
+  const out: Json = { ...sent, _meta: { ...(meta as Json), [REPORT_KEY]: withOffer } };
+  const text = noticeText(withOffer);
+  let added: Json | undefined;
+  if (Array.isArray(sent.content)) {
+    let noticed = false;
+    out.content = sent.content.map((b) => {
+      if (!(isObject(b) && isObject(b._meta) && b._meta[NOTICE_KEY] === true)) return b;
+      noticed = true;
+      return { ...b, text };
+    });
+    // A typed tool's guidance or receipt has no notice block: one is added when it fits, so the
+    // model reads where the rest is.
+    if (!noticed && limits.notice) {
+      added = { ...out, content: [...(out.content as unknown[]), { type: 'text', _meta: { [NOTICE_KEY]: true }, text }] };
+    }
+  }
+  // The budget's own report and notice are never judged as content (a result carrying them never
+  // "fits": a later pass replaces them), so the whole is measured: the reserve guarantees it.
+  for (const candidate of added === undefined ? [out] : [added, out]) {
+    if (Buffer.byteLength(JSON.stringify(candidate)) <= limits.maxResultBytes) return candidate;
+  }
+  return sent;
 }
 
 /** The beginning of a result too large to keep whole: bounded to `bytes` with no other bound in the way, its own report and notice removed. */

@@ -7,11 +7,11 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson, DEFAULT_MAX_MESSAGE_BYTES, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../../engine/index.js';
+import { boundJson, DEFAULT_MAX_MESSAGE_BYTES, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ContinuationOffer, type ResolvedLimits } from '../../engine/index.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
-import { ConnectionContinuation, isReadCall } from './continuation.js';
+import { attachOffer, ConnectionContinuation, isReadCall, limitsWithOfferRoom, offerIn } from './continuation.js';
 import type { ContinuationStore } from './continuation-store.js';
 
 /**
@@ -312,12 +312,16 @@ export class ResponseBudget {
       return { ...m, error: JSON.parse(out.json) as unknown };
     }
     if (fitsWithinBudget(m.result, limits, 'result')) return m;
-    // With a continuation, the result is bounded smaller by the most the continuation adds.
-    const reduced = this.continuation?.boundingLimits(limits);
+    // With a continuation, the result is bounded smaller by the most the continuation adds. A
+    // result that already carries an offer (an upstream bounds too, and answers its reading tool)
+    // keeps that offer: none is made here, and reads pass on to the upstream.
+    const prior = offerIn(m.result);
+    if (prior !== undefined) this.continuation?.defer();
+    const reduced = prior !== undefined ? limitsWithOfferRoom(limits) : this.continuation?.boundingLimits(limits);
     const out = boundJson(m.result, reduced ?? limits, 'result');
     if (out.unchanged) return m;
     const bytesBefore = this.onTruncated === undefined ? undefined : byteLength(m.result);
-    const offer = reduced === undefined ? undefined : { limits: reduced, original: m.result as Json };
+    const offer = reduced === undefined ? undefined : { limits: reduced, original: m.result as Json, prior };
     return { ...m, result: this.typed(request, m.result as Json, JSON.parse(out.json) as Json, out.report, id, undefined, bytesBefore, offer) };
   }
 
@@ -327,7 +331,7 @@ export class ResponseBudget {
    * `bytesBefore`: the original's size for the listener, when known. `continuation`: the result
    * was bounded under these (smaller) limits so that a continuation of this original fits too.
    */
-  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number, continuation?: { limits: ResolvedLimits; original: Json }): Json {
+  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number, continuation?: { limits: ResolvedLimits; original: Json; prior?: ContinuationOffer | undefined }): Json {
     if (report === undefined) return bounded;
     let result = bounded;
     const limits = continuation?.limits ?? this.current;
@@ -336,7 +340,8 @@ export class ResponseBudget {
       const from = receiptFrom === undefined ? original.structuredContent : receiptFrom;
       result = enforceOutputSchema(request.tool, tool, original, bounded, report, limits.maxResultBytes, limits, from);
     }
-    if (continuation !== undefined && this.continuation !== undefined) {
+    if (continuation?.prior !== undefined) result = attachOffer(result, continuation.prior, this.current);
+    else if (continuation !== undefined && this.continuation !== undefined) {
       result = this.continuation.offer(continuation.original, result, this.current, request.caller);
     }
     if (this.onTruncated !== undefined) {
