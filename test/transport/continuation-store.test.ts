@@ -58,6 +58,17 @@ describe('continuation store', () => {
     expect(codeOf(() => store.get(f.handle, 's1', undefined))).toBe('CONTINUATION_EXPIRED');
   });
 
+  it('continuation store: expired originals are let go on reads too, not only when another is stored', () => {
+    const c = clock();
+    const store = new ContinuationStore({ ttlMs: 5000 }, c.now);
+    store.put('s1', undefined, 'old', 1000, []);
+    c.advance(3000);
+    const young = store.put('s1', undefined, 'young', 10, []);
+    c.advance(2500);
+    expect(store.get(young.handle, 's1', undefined).value).toBe('young');
+    expect(store.bytes).toBe(10);
+  });
+
   it('continuation store: the session cap evicts that session\'s least recently read entries only', () => {
     const store = new ContinuationStore({ maxSessionBytes: 3000, maxProcessBytes: 100_000 });
     const other = store.put('s2', undefined, 'o', 2000, []);

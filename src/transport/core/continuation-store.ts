@@ -59,6 +59,8 @@ export class ContinuationStore {
   private readonly sessionBytes = new Map<string, number>();
   private readonly gone = new Map<string, Gone>();
   private total = 0;
+  /** When expired entries were last swept (epoch milliseconds). */
+  private swept = 0;
 
   constructor(
     settings: Partial<ContinuationSettings> = {},
@@ -102,6 +104,8 @@ export class ContinuationStore {
    * session's.
    */
   get(handle: string, session: string, caller: string | undefined): StoredResult {
+    // Expired originals go on reads too (at most once a second), not only when another is stored.
+    if (this.now() - this.swept >= 1000) this.sweep();
     const entry = this.entries.get(handle);
     if (entry === undefined) throw goneError(handle, this.gone.get(handle));
     if (entry.session !== session || entry.caller !== caller) {
@@ -126,6 +130,7 @@ export class ContinuationStore {
   /** Forget expired entries. */
   sweep(): void {
     const now = this.now();
+    this.swept = now;
     for (const entry of [...this.entries.values()]) if (now >= entry.expiresAt) this.remove(entry, 'expired');
   }
 
