@@ -1,6 +1,6 @@
 /**
  * Nothing lost: a server whose tools have no paging arguments, behind the real CLI proxy over
- * stdio and behind withResultBudget, at 8, 32 and 64 KiB budgets. An agent loop that follows only
+ * stdio and behind withResultBudget, at 8, 32 and 64 KiB budgets. A client loop that follows only
  * the notice (the call it names, then each answer's `next`) and the reading tool's one reassembly
  * rule gets the whole result back byte for byte; every answer is within the budget. Then each
  * failure of a handle: expired, evicted, from another proxy, forged.
@@ -40,7 +40,7 @@ async function connect(via: 'proxy' | 'decorator' | 'both', budget: number, flag
     via !== 'decorator'
       ? new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', '--max-bytes', String(budget), ...flags, '--', process.execPath, SERVER], env, cwd: REPO_ROOT, stderr: 'pipe' })
       : new StdioClientTransport({ command: process.execPath, args: [SERVER], env: { ...env, PAGELESS_BUDGET: JSON.stringify({ maxResultBytes: budget }) }, cwd: REPO_ROOT, stderr: 'pipe' });
-  const client = new Client({ name: 'agent', version: '1.0.0' });
+  const client = new Client({ name: 'reader', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
   return client;
@@ -57,7 +57,7 @@ function instruction(result: Json): { tool: string; args: Json } {
 }
 
 /** Call a tool; follow the notice and every `next`; put each part in place. */
-async function agentLoop(client: Client, tool: Tool, budget: number): Promise<{ rebuilt: unknown; calls: number; first: Json }> {
+async function followNotice(client: Client, tool: Tool, budget: number): Promise<{ rebuilt: unknown; calls: number; first: Json }> {
   const first = (await client.callTool({ name: tool, arguments: {} })) as Json;
   expect(Buffer.byteLength(JSON.stringify(first))).toBeLessThanOrEqual(budget);
   const report = (first._meta as Json)[REPORT_KEY] as Json;
@@ -88,7 +88,7 @@ describe('continuation end to end', { timeout: 120_000 }, () => {
         const { tools } = await client.listTools();
         expect(tools.map((t) => t.name)).toEqual(['read_log', 'run_query', 'mcp_result_budget__read']);
         for (const tool of ['read_log', 'run_query'] as const) {
-          const { rebuilt, calls } = await agentLoop(client, tool, budget);
+          const { rebuilt, calls } = await followNotice(client, tool, budget);
           expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(RESULTS[tool]()));
           expect(calls).toBeGreaterThan(0);
         }
@@ -102,7 +102,7 @@ describe('continuation end to end', { timeout: 120_000 }, () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(['read_log', 'run_query', 'mcp_result_budget__read']);
     for (const tool of ['read_log', 'run_query'] as const) {
-      const { rebuilt, first } = await agentLoop(client, tool, budget);
+      const { rebuilt, first } = await followNotice(client, tool, budget);
       expect(((first._meta as Json)[REPORT_KEY] as Json).budget_kind).not.toBe('top_level_field');
       expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(RESULTS[tool]()));
     }
