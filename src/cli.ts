@@ -4,13 +4,13 @@
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
-import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, messageCapOf, usageError } from './cli/args.js';
+import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, continuationFromEnv, continuationFromFlags, messageCapOf, usageError } from './cli/args.js';
 import { CutLog, cutLogger, logCutsEnabled } from './cli/cut-log.js';
 import { commandHelp, mainHelp, packageVersion, usageText } from './cli/help.js';
 import { listenArgsFromFlags } from './cli/listen-args.js';
 import { parseCommandLine, requiredValue, stringFlag } from './cli/parse.js';
 import { findCommand } from './cli/spec.js';
-import { BudgetError, contradictions, isBudgetError, DEFAULT_MAX_REQUEST_BYTES, resolveLimits, type BudgetOptions } from './engine/index.js';
+import { BudgetError, CONTINUATION_LIMIT_NAMES, CONTINUATION_LIMITS, contradictions, isBudgetError, DEFAULT_MAX_REQUEST_BYTES, resolveLimits, type BudgetOptions } from './engine/index.js';
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
@@ -36,10 +36,17 @@ async function main(argv: string[]): Promise<number> {
   const envOptions = budgetOptionsFromEnv(process.env);
   const options = { ...envOptions, ...flagOptions };
   checkLimits(options, flagOptions);
+  const continuationFlags = continuationFromFlags(values);
+  const continuationEnv = continuationFromEnv(process.env);
+  const continuation = { ...continuationEnv, ...continuationFlags };
+  if (command === 'proxy' || command === 'serve') {
+    const { configureSharedContinuation } = await import('./transport/core/continuation-store.js');
+    configureSharedContinuation(continuation);
+  }
   switch (command) {
     case 'limits': {
       const { runLimits } = await import('./commands/limits.js');
-      runLimits(options, sourceNames(flagOptions, envOptions), process.stdout);
+      runLimits(options, sourceNames(flagOptions, envOptions), process.stdout, { settings: continuation, sources: continuationSources(continuationFlags, continuationEnv) });
       return 0;
     }
     case 'apply': {
@@ -159,6 +166,18 @@ function sourceNames(fromFlags: BudgetOptions, fromEnv: BudgetOptions): Record<s
   else if (fromEnv.notice !== undefined) named.notice = 'MCP_BUDGET_NOTICE';
   if (fromFlags.protocolVersion !== undefined) named.protocolVersion = '--protocol-version';
   else if (fromEnv.protocolVersion !== undefined) named.protocolVersion = 'MCP_BUDGET_PROTOCOL_VERSION';
+  return named;
+}
+
+/** Which flag or environment variable gave each continuation setting (for `limits`). */
+function continuationSources(fromFlags: Record<string, unknown>, fromEnv: Record<string, unknown>): Record<string, string> {
+  const named: Record<string, string> = {};
+  for (const name of CONTINUATION_LIMIT_NAMES) {
+    if (fromFlags[name] !== undefined) named[name] = CONTINUATION_LIMITS[name].flag;
+    else if (fromEnv[name] !== undefined) named[name] = CONTINUATION_LIMITS[name].env;
+  }
+  if (fromFlags.enabled !== undefined) named.enabled = '--no-continuation';
+  else if (fromEnv.enabled !== undefined) named.enabled = 'MCP_BUDGET_CONTINUATION';
   return named;
 }
 

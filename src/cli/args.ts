@@ -2,7 +2,7 @@
  * Argument parsing shared by the commands: sizes with KiB/MiB/GiB suffixes, the budget flags,
  * and usage errors that name the flag and its accepted range.
  */
-import { BudgetError, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, NUMERIC_LIMITS, type BudgetOptions, type NumericLimit } from '../engine/index.js';
+import { BudgetError, CONTINUATION_LIMIT_NAMES, CONTINUATION_LIMITS, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, NUMERIC_LIMITS, type BudgetOptions, type ContinuationSettings, type NumericLimit } from '../engine/index.js';
 
 declare module '../engine/errors.js' {
   interface ErrorCodes {
@@ -90,5 +90,36 @@ export function messageCapOf(value: unknown): number | undefined {
   const n = parseSize('--max-message-bytes', value);
   const { min, max } = MAX_MESSAGE_BYTES_RANGE;
   if (n < min || n > max) throw usageError(`Expected \`--max-message-bytes\` to be from ${min} to ${max} bytes (1KiB–8MiB), got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** Continuation settings from parsed flags (`--no-continuation`, `--continuation-*`), range-checked naming the flag. */
+export function continuationFromFlags(values: Readonly<Record<string, unknown>>): Partial<ContinuationSettings> {
+  const out: Partial<ContinuationSettings> = {};
+  for (const name of CONTINUATION_LIMIT_NAMES) {
+    const d = CONTINUATION_LIMITS[name];
+    const v = values[d.flag.slice(2)];
+    if (typeof v === 'string') out[name] = continuationNumber(d.flag, v, name);
+  }
+  if (values['no-continuation'] === true) out.enabled = false;
+  return out;
+}
+
+/** Continuation settings from `MCP_BUDGET_CONTINUATION*` variables (flags override them). */
+export function continuationFromEnv(env: NodeJS.ProcessEnv): Partial<ContinuationSettings> {
+  const out: Partial<ContinuationSettings> = {};
+  for (const name of CONTINUATION_LIMIT_NAMES) {
+    const d = CONTINUATION_LIMITS[name];
+    const v = env[d.env];
+    if (v !== undefined && v !== '') out[name] = continuationNumber(d.env, v, name);
+  }
+  if (env.MCP_BUDGET_CONTINUATION === '0' || env.MCP_BUDGET_CONTINUATION === 'false') out.enabled = false;
+  return out;
+}
+
+function continuationNumber(flag: string, text: string, name: (typeof CONTINUATION_LIMIT_NAMES)[number]): number {
+  const d = CONTINUATION_LIMITS[name];
+  const n = d.unit === 'bytes' ? parseSize(flag, text) : parseCount(flag, text);
+  if (n < d.min || n > d.max) throw usageError(`Expected \`${flag}\` to be from ${d.min} to ${d.max}, got ${text}`);
   return n;
 }

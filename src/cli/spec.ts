@@ -3,7 +3,7 @@
  * these tables (src/cli/parse.ts) and `--help` is printed from them (src/cli/help.ts), so the
  * flags a command accepts and the flags its help lists cannot drift apart.
  */
-import { DEFAULT_LIMITS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, type NumericLimit } from '../engine/index.js';
+import { CONTINUATION_LIMIT_NAMES, CONTINUATION_LIMITS, CONTINUATION_TOOL, DEFAULT_LIMITS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, type NumericLimit } from '../engine/index.js';
 import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
 import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from '../transport/stdio/defaults.js';
 import { BUDGET_FLAGS } from './args.js';
@@ -79,6 +79,16 @@ export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
   { name: 'protocol-version', type: 'string', value: 'V', help: 'negotiated MCP version (decides version-specific fields)', default: 'unset (both kept)', env: 'MCP_BUDGET_PROTOCOL_VERSION' },
 ];
 
+/** The continuation flags (the settings from the table in src/engine/limits.ts), taken by the commands that serve tools. */
+export const CONTINUATION_FLAG_SPECS: readonly FlagSpec[] = [
+  { name: 'no-continuation', type: 'boolean', help: `keep nothing of a cut result: no handle, no ${CONTINUATION_TOOL} tool; the notice asks for less`, env: 'MCP_BUDGET_CONTINUATION=0' },
+  ...CONTINUATION_LIMIT_NAMES.map((name): FlagSpec => {
+    const d = CONTINUATION_LIMITS[name];
+    const range = d.unit === 'bytes' ? `${formatBytes(d.min)}–${formatBytes(d.max)}` : `${d.min}–${d.max}`;
+    return { name: d.flag.slice(2), type: 'string', value: 'N', help: `${d.help} (${range})`, default: d.unit === 'bytes' ? formatBytes(d.default) : String(d.default), env: d.env };
+  }),
+];
+
 const LOG_CUTS: FlagSpec = { name: 'log-cuts', type: 'boolean', help: 'one JSON line per cut result on stderr (over HTTP with its session id)', default: 'off', env: 'MCP_BUDGET_LOG_CUTS=1' };
 
 const HELP_FLAG: FlagSpec = { name: 'help', short: 'h', type: 'boolean', help: 'print this help' };
@@ -131,10 +141,13 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'proxy',
     summary: 'Run a stdio MCP server (or reach a Streamable HTTP one) and bound every tools/call result it returns.',
     usage: ['mcp-budget proxy [budget flags] [--max-request-bytes N] [--max-message-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] -- COMMAND [ARGS...]', 'mcp-budget proxy [budget flags] [--max-message-bytes N] [--log-cuts] [--listen [HOST:]PORT ...] --upstream-url URL'],
-    flags: [UPSTREAM_URL, MAX_MESSAGE_BYTES, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG],
+    flags: [UPSTREAM_URL, MAX_MESSAGE_BYTES, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, ...CONTINUATION_FLAG_SPECS, HELP_FLAG],
     positionals: false,
     example: 'mcp-budget proxy --max-bytes 32KiB -- npx -y @modelcontextprotocol/server-filesystem .',
-    notes: ['The `--` may be left out (some launchers consume it): the command then starts at the first word that is not a flag of proxy or a flag\'s value.'],
+    notes: [
+      'The `--` may be left out (some launchers consume it): the command then starts at the first word that is not a flag of proxy or a flag\'s value.',
+      `A cut result keeps its original for a while: the notice gives a handle, and the ${CONTINUATION_TOOL} tool (added to tools/list, answered by the proxy) reads the cut parts within the budget. Results over the fast-path size stream and get none.`,
+    ],
   },
   {
     name: 'serve',
@@ -142,16 +155,17 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ['mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--log-cuts] [--listen [HOST:]PORT ...] [budget flags]'],
     flags: [
       ROOT, TEAM_DB, AS, LOG_CUTS, STATELESS, CURSOR_KEY_FILE,
-      ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, HELP_FLAG,
+      ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, ...CONTINUATION_FLAG_SPECS, HELP_FLAG,
     ],
     positionals: false,
     example: 'mcp-budget serve --root . --max-bytes 32KiB',
+    notes: [`A cut result keeps its original for a while: the notice gives a handle, and the ${CONTINUATION_TOOL} tool reads the cut parts within the budget (none with --stateless).`],
   },
   {
     name: 'limits',
     summary: 'Print the effective limits (after flags, environment and scaling) as JSON.',
-    usage: ['mcp-budget limits [budget flags]'],
-    flags: [...BUDGET_FLAG_SPECS, HELP_FLAG],
+    usage: ['mcp-budget limits [budget flags] [continuation flags]'],
+    flags: [...BUDGET_FLAG_SPECS, ...CONTINUATION_FLAG_SPECS, HELP_FLAG],
     positionals: false,
     example: 'MCP_BUDGET_MAX_ITEMS=50 mcp-budget limits --max-bytes 32KiB',
   },

@@ -75,7 +75,8 @@ export async function runServeHttp(
     async connect(transport, stateless) {
       const ws = stateless ? (pool.pop() ?? (await createWorkspaceServer(root, budget, team))) : await createWorkspaceServer(root, budget, team);
       // exec's answers move under the report key after the budget, as over stdio.
-      const options: ResultBudgetOptions = stateless ? { ...budget, tools: catalog } : { ...budget };
+      // Stateless: one transport per request, so no handle could be read back; no continuation is offered.
+      const options: ResultBudgetOptions = stateless ? { ...budget, tools: catalog, continuation: false } : { ...budget };
       if (cutLog !== undefined) options.onTruncated = cutLog(() => transport.sessionId);
       await ws.server.connect(withResultBudget(withExecReports(transport), options));
       return async () => {

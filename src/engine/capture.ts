@@ -107,7 +107,14 @@ export class ValueCapture {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
     const keys = Object.keys(v);
     const expected = ['truncated', 'budget_kind', 'omitted_count', 'omitted_paths', 'omitted_paths_capped'];
-    if (keys.length !== expected.length || !expected.every((k, i) => keys[i] === k)) return undefined;
+    // An earlier pass's continuation may follow: it is not the engine's to keep (the transport that
+    // made the offer, or the one in front of it, writes it back), but it leaves the report valid.
+    const continued = keys.length === expected.length + 1 && keys[expected.length] === 'continuation';
+    if (continued) {
+      const c = (v as { continuation?: unknown }).continuation;
+      if (c === null || typeof c !== 'object' || Array.isArray(c)) return undefined;
+    }
+    if ((keys.length !== expected.length && !continued) || !expected.every((k, i) => keys[i] === k)) return undefined;
     if (v.truncated !== true) return undefined;
     if (!(BUDGET_KINDS as readonly unknown[]).includes(v.budget_kind)) return undefined;
     const n = v.omitted_count;

@@ -14,6 +14,10 @@ export { BudgetError, isBudgetError, type BudgetErrorCode, type ErrorCode, type 
 export type { BudgetEvents, JsonEvents } from './events.js';
 export { fitsWithinBudget } from './fits.js';
 export {
+  CONTINUATION_LIMIT_NAMES,
+  CONTINUATION_LIMITS,
+  CONTINUATION_TOOL,
+  DEFAULT_CONTINUATION,
   DEFAULT_FAST_PATH_BYTES,
   DEFAULT_MAX_MESSAGE_BYTES,
   MAX_MESSAGE_BYTES_RANGE,
@@ -32,12 +36,15 @@ export {
   SCALED_LIMITS,
   type BudgetLimits,
   type BudgetOptions,
+  type ContinuationDeclaration,
+  type ContinuationLimit,
+  type ContinuationSettings,
   type LimitDeclaration,
   type NumericLimit,
 } from './limits.js';
-export { contradictions, minResultBytes, resolveLimits, scaledLimits, type ResolvedLimits } from './options.js';
+export { contradictions, minResultBytes, resolveContinuation, resolveLimits, scaledLimits, type ResolvedLimits } from './options.js';
 export type { ChunkSink } from './output.js';
-export { BUDGET_KINDS, noticeText, type BudgetKind, type BudgetReport } from './report.js';
+export { BUDGET_KINDS, CONTINUATION_LISTED, continuationReserveBytes, noticeText, type BudgetKind, type BudgetReport, type ContinuationOffer, type ReadStart } from './report.js';
 export { newSkipState, scanSkipJs, SKIP_MORE, type SkipScan, type SkipState } from './skip-scan.js';
 export { scanSkipBest, scanSkipWasm, wasmSimdAvailable } from './skip-scan-wasm.js';
 export { MemberScanner, type MemberPolicy, type MemberScanOptions, type ScanError, type TopShape, type ValueTake } from './member-scan.js';

@@ -206,3 +206,52 @@ export const DEFAULT_FAST_PATH_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_MESSAGE_BYTES = 1024 * 1024;
 /** The range of `--max-message-bytes`: up to what the proxy holds of one line it does not bound. */
 export const MAX_MESSAGE_BYTES_RANGE = Object.freeze({ min: 1024, max: 8 * 1024 * 1024 });
+
+/**
+ * The continuation: what the budget cut of a result is kept for a while, readable through one tool
+ * (`specs/agent-mcp-result-budget.md`, "Continuation"). These are not bounds on a result but on
+ * what is held to serve it later; each is declared once, and the flags, help and `limits` derive
+ * from this table.
+ */
+export interface ContinuationSettings {
+  /** Offer a continuation when a result is cut (`--no-continuation` turns it off). @default true */
+  enabled: boolean;
+  /** A handle expires this long after the result it serves was cut. @default 600000 (10 min) */
+  ttlMs: number;
+  /** One result's original, as JSON, held at most this large; a larger one keeps its beginning. @default 16 MiB */
+  maxResultBytes: number;
+  /** Originals held for one session (one connection), summed; the least recently read go first. @default 64 MiB */
+  maxSessionBytes: number;
+  /** Originals held by the whole process, summed; the least recently read go first. @default 256 MiB */
+  maxProcessBytes: number;
+}
+
+/** One numeric continuation setting: default, range, flag, variable and help, once. */
+export interface ContinuationDeclaration {
+  readonly default: number;
+  readonly min: number;
+  readonly max: number;
+  readonly unit: 'bytes' | 'ms';
+  readonly flag: `--${string}`;
+  readonly env: `MCP_BUDGET_${string}`;
+  readonly help: string;
+}
+
+const MiB = 1024 * 1024;
+const CONTINUATION_TABLE = {
+  ttlMs: { default: 10 * 60 * 1000, min: 1000, max: 24 * 60 * 60 * 1000, unit: 'ms', flag: '--continuation-ttl-ms', env: 'MCP_BUDGET_CONTINUATION_TTL_MS', help: 'how long a continuation handle stays readable' },
+  maxResultBytes: { default: 16 * MiB, min: 1024, max: GiB, unit: 'bytes', flag: '--continuation-max-result-bytes', env: 'MCP_BUDGET_CONTINUATION_MAX_RESULT_BYTES', help: 'one cut result kept for its continuation (a larger one keeps its beginning)' },
+  maxSessionBytes: { default: 64 * MiB, min: 1024, max: 64 * GiB, unit: 'bytes', flag: '--continuation-max-session-bytes', env: 'MCP_BUDGET_CONTINUATION_MAX_SESSION_BYTES', help: 'cut results kept per session, summed (least recently read evicted)' },
+  maxProcessBytes: { default: 256 * MiB, min: 1024, max: 64 * GiB, unit: 'bytes', flag: '--continuation-max-bytes', env: 'MCP_BUDGET_CONTINUATION_MAX_BYTES', help: 'cut results kept by the process, summed (least recently read evicted)' },
+} as const satisfies Record<string, ContinuationDeclaration>;
+
+export type ContinuationLimit = keyof typeof CONTINUATION_TABLE;
+export const CONTINUATION_LIMITS: Readonly<Record<ContinuationLimit, ContinuationDeclaration>> = Object.freeze(CONTINUATION_TABLE);
+export const CONTINUATION_LIMIT_NAMES = Object.freeze(Object.keys(CONTINUATION_TABLE) as ContinuationLimit[]);
+export const DEFAULT_CONTINUATION: Readonly<ContinuationSettings> = Object.freeze({
+  enabled: true,
+  ...(Object.fromEntries(CONTINUATION_LIMIT_NAMES.map((n) => [n, CONTINUATION_TABLE[n].default])) as Record<ContinuationLimit, number>),
+});
+
+/** The reading tool's name: namespaced like the `_meta` keys, so that no upstream tool is shadowed by chance. */
+export const CONTINUATION_TOOL = 'mcp_result_budget__read';

@@ -1,6 +1,9 @@
 /** Merge budget options over the defaults and validate them once (the floor needs the report size). */
 import { BudgetError } from './errors.js';
 import {
+  CONTINUATION_LIMIT_NAMES,
+  CONTINUATION_LIMITS,
+  DEFAULT_CONTINUATION,
   DEFAULT_LIMITS,
   LIMIT_RANGES,
   NUMERIC_LIMITS,
@@ -9,6 +12,7 @@ import {
   VERSIONED_RESULT_FIELDS,
   type BudgetLimits,
   type BudgetOptions,
+  type ContinuationSettings,
   type NumericLimit,
 } from './limits.js';
 import { maxReserveBytes } from './report.js';
@@ -127,6 +131,29 @@ export function contradictions(options: BudgetOptions): string[] {
     out.push(`\`maxBlockBytes\` (${b}) is larger than \`maxTextBytes\` (${t}) and could never be reached: set it to at most ${t}`);
   }
   return out;
+}
+
+/**
+ * Merge continuation settings over their defaults and validate them once. Throws
+ * `LIMIT_OUT_OF_RANGE` naming the setting and its accepted range.
+ */
+export function resolveContinuation(options: Partial<ContinuationSettings> = {}): Readonly<ContinuationSettings> {
+  const merged: ContinuationSettings = { ...DEFAULT_CONTINUATION };
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(DEFAULT_CONTINUATION, name)) {
+      throw new BudgetError('LIMIT_OUT_OF_RANGE', `Unknown continuation setting \`${name}\``, { option: name });
+    }
+    (merged as unknown as Record<string, unknown>)[name] = value;
+  }
+  if (typeof merged.enabled !== 'boolean') {
+    throw new BudgetError('LIMIT_OUT_OF_RANGE', `Expected \`enabled\` to be a boolean, got ${String(merged.enabled)}`, { option: 'enabled', value: merged.enabled });
+  }
+  for (const name of CONTINUATION_LIMIT_NAMES) {
+    const { min, max } = CONTINUATION_LIMITS[name];
+    checkInteger(name, merged[name], min, max);
+  }
+  return Object.freeze(merged);
 }
 
 function allowedFieldsFor(version: string | undefined): Set<string> {

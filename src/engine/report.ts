@@ -3,7 +3,7 @@
  * Both have a largest possible size that depends only on the limits; that size is reserved before
  * any content is written, so the report always fits.
  */
-import { BUDGET_KINDS, MAX_POINTER_BYTES, NOTICE_KEY, REPORT_KEY, type BudgetKind, type BudgetLimits } from './limits.js';
+import { BUDGET_KINDS, CONTINUATION_TOOL, MAX_POINTER_BYTES, NOTICE_KEY, REPORT_KEY, type BudgetKind, type BudgetLimits } from './limits.js';
 import { utf8Length } from './wire.js';
 
 export { BUDGET_KINDS, type BudgetKind };
@@ -19,7 +19,38 @@ export interface BudgetReport {
   omitted_paths: string[];
   /** True when `omitted_paths` lists fewer pointers than `omitted_count`. */
   omitted_paths_capped: boolean;
+  /** Where what was cut can still be read (added after the budget, when a continuation is on). */
+  continuation?: ContinuationOffer;
 }
+
+/** One place a cut part of the original starts: a JSON Pointer into it, and a position within that value. */
+export interface ReadStart {
+  path: string;
+  /** Bytes (UTF-8) into a string, items into an array, members into an object. */
+  position: number;
+}
+
+/**
+ * A continuation in a report: the reading tool, the handle, when it expires, and where the cut
+ * parts start (the first {@link CONTINUATION_LISTED}, document order; the tool's `next` reaches
+ * them all).
+ */
+export interface ContinuationOffer {
+  tool: string;
+  handle: string;
+  /** ISO 8601, UTC, to the second. */
+  expires_at: string;
+  paths: ReadStart[];
+  /** True when more parts were cut than `paths` lists. */
+  paths_capped: boolean;
+  /** Present (false) when the original was over the per-result cap: only its beginning can be read. */
+  complete?: false;
+}
+
+/** Read starts listed in a report's continuation (the tool's `next` answers lead to the others). */
+export const CONTINUATION_LISTED = 4;
+/** A handle as written: 128 random bits in base64url. */
+export const HANDLE_CHARS = 22;
 
 /** Escape one pointer segment (RFC 6901: `~` → `~0`, `/` → `~1`). */
 export function escapePointerSegment(segment: string): string {
@@ -149,11 +180,39 @@ export function serializeReport(r: BudgetReport): string {
 /** The model-visible notice text: deterministic, derived from the report alone. */
 export function noticeText(r: BudgetReport): string {
   const what = r.omitted_count === 1 ? '1 value was' : `${r.omitted_count} values were`;
+  const head = `[mcp-result-budget] This result was truncated to fit the context budget: ${what} omitted or shortened (first limit hit: ${r.budget_kind}).`;
+  const c = r.continuation;
+  if (c !== undefined) {
+    return (
+      `${head} Nothing is lost until ${c.expires_at}: call the tool ${c.tool} with ${JSON.stringify({ handle: c.handle })}, ` +
+      `then again with the \`next\` arguments each answer gives, until an answer has no \`next\`; each answer says where its part goes ` +
+      `(path and position in this result).${c.complete === false ? ' Only the beginning of the original was kept (it is over the per-result cap of the continuation store).' : ''} Details: _meta["${REPORT_KEY}"].`
+    );
+  }
   return (
-    `[mcp-result-budget] This result was truncated to fit the context budget: ${what} omitted or shortened ` +
-    `(first limit hit: ${r.budget_kind}). To see the rest, call the tool again asking for less: use its ` +
+    `${head} To see the rest, call the tool again asking for less: use its ` +
     `paging or narrowing arguments (limit, cursor, offset, path, query). Details: _meta["${REPORT_KEY}"].`
   );
+}
+
+/**
+ * The most a continuation adds to a cut result: its member in the report, and what it adds to the
+ * notice. A result is bounded that much smaller when a continuation may be offered, so that the
+ * result with its continuation is still within the budget.
+ */
+export function continuationReserveBytes(limits: Pick<BudgetLimits, 'maxOmittedPaths' | 'notice'>): number {
+  const r = largestReport(limits);
+  const offer: ContinuationOffer = {
+    tool: CONTINUATION_TOOL,
+    handle: 'x'.repeat(HANDLE_CHARS),
+    expires_at: '+275760-09-13T00:00:00Z',
+    paths: new Array<ReadStart>(CONTINUATION_LISTED).fill({ path: 'x'.repeat(MAX_POINTER_BYTES - 2), position: Number.MAX_SAFE_INTEGER }),
+    paths_capped: false,
+    complete: false,
+  };
+  const member = utf8Length(`,"continuation":${JSON.stringify(offer)}`);
+  const notice = limits.notice ? utf8Length(serializeNotice({ ...r, continuation: offer })) - utf8Length(serializeNotice(r)) : 0;
+  return member + Math.max(0, notice);
 }
 
 /** The notice as a content block; `_meta` comes before `text` so a later pass recognizes it early. */

@@ -3,4 +3,5 @@
  * root entry because it loads the MCP SDK's schema validator (for typed tools' output schemas).
  */
 export { toolCatalogOf, withResultBudget, type ResultBudgetOptions, type ToolListingServer } from './decorator/with-result-budget.js';
+export { ContinuationStore } from './core/continuation-store.js';
 export type { TruncationListener } from './core/response-budget.js';

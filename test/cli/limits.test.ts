@@ -56,6 +56,23 @@ describe('mcp-budget limits', { timeout: 60_000 }, () => {
     expect(limits(['--max-bytes', '4KiB', '--max-omitted-paths', '4']).limits.maxResultBytes).toBe(4096);
   });
 
+  it('limits: the continuation settings, their sources, the reading tool and the reserve an offer takes', () => {
+    const e = limits([]) as Effective & { continuation: { settings: Record<string, unknown>; sources: Record<string, string>; tool: string; reserveBytes: number } };
+    expect(e.continuation).toEqual({
+      settings: { enabled: true, ttlMs: 600_000, maxResultBytes: 16 * 1024 ** 2, maxSessionBytes: 64 * 1024 ** 2, maxProcessBytes: 256 * 1024 ** 2 },
+      sources: { enabled: 'default', ttlMs: 'default', maxResultBytes: 'default', maxSessionBytes: 'default', maxProcessBytes: 'default' },
+      tool: 'mcp_result_budget__read',
+      reserveBytes: 1611,
+    });
+    const set = limits(['--no-continuation', '--continuation-max-bytes', '1GiB'], { MCP_BUDGET_CONTINUATION_TTL_MS: '5000' }) as typeof e;
+    expect(set.continuation.settings).toMatchObject({ enabled: false, ttlMs: 5000, maxProcessBytes: 1024 ** 3 });
+    expect(set.continuation.sources).toMatchObject({ enabled: '--no-continuation', ttlMs: 'MCP_BUDGET_CONTINUATION_TTL_MS', maxProcessBytes: '--continuation-max-bytes' });
+    expect(set.continuation.reserveBytes).toBe(0);
+    const r = runCli(['limits', '--continuation-ttl-ms', '10']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Expected `--continuation-ttl-ms` to be from 1000 to 86400000, got 10');
+  });
+
   it('limits: contradictory settings are a startup error naming both, for every command', () => {
     for (const command of ['limits', 'apply', 'demo']) {
       const r = runCli([command, '--max-bytes', '32KiB', '--max-block-bytes', '1MiB'], { input: '{}' });

@@ -48,6 +48,9 @@ describe('capture', () => {
   it('capture: recognizes an earlier report', () => {
     expect(capture(good).asReport(16)).toEqual(good);
     expect(capture({ ...good, omitted_paths: [''] }).asReport(16)).toEqual({ ...good, omitted_paths: [''] });
+    // An earlier pass's continuation, last, leaves the report valid (the transport writes it back).
+    const offer = { tool: 'mcp_result_budget__read', handle: 'h', expires_at: 't', paths: [], paths_capped: false };
+    expect(capture({ ...good, continuation: offer }).asReport(16)).toMatchObject(good);
   });
 
   it('capture: rejects anything that is not exactly a report', () => {
@@ -66,6 +69,9 @@ describe('capture', () => {
       { ...good, omitted_paths: ['/' + 'x'.repeat(300)] },
       { ...good, omitted_count: 1 }, // more paths than omissions
       { ...good, omitted_paths_capped: 'yes' },
+      { ...good, continuation: 'h' },
+      { ...good, continuation: null },
+      { continuation: {}, ...good },
     ];
     for (const v of bad) expect(capture(v).asReport(16), JSON.stringify(v)).toBeUndefined();
     // more paths than this pass may list

@@ -88,7 +88,9 @@ describe('output schemas: published exactly, and real results pass them', () => 
       ['task_options', () => ({ field: 'assignee', q: 'test' })],
       ['exec', () => ({ action: 'workspace.list_dir', input: {} })],
     ];
-    expect(inputs.map(([n]) => n).sort(), 'one input per listed tool').toEqual(tools.map((t) => t.name).sort());
+    // The reading tool needs a handle from a cut result: its answers are checked in continuation-e2e.test.ts.
+    const served = tools.filter((t) => t.name !== 'mcp_result_budget__read');
+    expect(inputs.map(([n]) => n).sort(), 'one input per listed tool').toEqual(served.map((t) => t.name).sort());
     const ajv = new AjvJsonSchemaValidator();
     for (const [name, input] of inputs) {
       const r = await client.callTool({ name, arguments: input() });

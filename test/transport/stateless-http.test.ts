@@ -59,7 +59,8 @@ async function statelessEndpoint(withCatalog: boolean): Promise<URL> {
       const server = makeServer();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const tools = withCatalog ? await toolCatalogOf(server) : undefined;
-      await server.connect(withResultBudget(transport, { maxResultBytes: MAX, ...(tools ? { tools } : {}) }));
+      // A transport per request: no handle could be read back, so no continuation (as the README advises).
+      await server.connect(withResultBudget(transport, { maxResultBytes: MAX, continuation: false, ...(tools ? { tools } : {}) }));
       res.on('close', () => void server.close());
       await transport.handleRequest(req, res);
     })();

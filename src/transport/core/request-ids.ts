@@ -8,6 +8,8 @@ export interface PendingRequest {
   method: string;
   /** Tool name of a `tools/call`. */
   tool: string | undefined;
+  /** Who asked, when the transport knows (an authenticated member): a continuation handle is bound to it. */
+  caller?: string | undefined;
 }
 
 export type RequestId = string | number;

@@ -7,10 +7,12 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson, DEFAULT_MAX_MESSAGE_BYTES, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ResolvedLimits } from '../../engine/index.js';
+import { boundJson, DEFAULT_MAX_MESSAGE_BYTES, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ContinuationOffer, type ResolvedLimits } from '../../engine/index.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
+import { attachOffer, ConnectionContinuation, isReadCall, limitsWithOfferRoom, offerIn } from './continuation.js';
+import type { ContinuationStore } from './continuation-store.js';
 
 /**
  * Observer of responses the budget changed (for logs and metrics). Sizes are measured only when a
@@ -91,6 +93,8 @@ export class ResponseBudget {
   readonly pending = new RequestTable();
   private readonly catalog = new ToolCatalog();
   private current: ResolvedLimits;
+  /** What the budget cuts is kept and readable through the reading tool (absent: `--no-continuation`). */
+  private readonly continuation: ConnectionContinuation | undefined;
 
   constructor(
     private readonly options: BudgetOptions,
@@ -98,8 +102,11 @@ export class ResponseBudget {
     tools?: ToolCatalogInput,
     /** The cap on every message from the server that is not a tool result (see {@link route}). */
     readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES,
+    /** Where cut results are kept for their continuation; undefined: none is offered. */
+    continuation?: ContinuationStore,
   ) {
     this.current = resolveLimits(options);
+    this.continuation = continuation === undefined || !continuation.settings.enabled ? undefined : new ConnectionContinuation(continuation);
     // A catalog given up front serves transports that never see `tools/list` (stateless HTTP).
     if (tools !== undefined) this.catalog.learn(Array.isArray(tools) ? { tools } : tools);
   }
@@ -139,17 +146,34 @@ export class ResponseBudget {
   }
 
   /**
-   * Look at a message from the client; remembers every request, so that a response can be told
-   * from a duplicate or an unsolicited one.
+   * A client message this connection answers itself: a call to the reading tool, answered with the
+   * part it asks for (never passed on to the server). Undefined for every other message.
+   * `caller`: who asked, when the transport knows.
    */
-  inbound(message: unknown): void {
+  answerLocally(message: unknown, caller?: string): Json | undefined {
+    const c = this.continuation;
+    if (c === undefined || !c.active || !isReadCall(message)) return undefined;
+    return c.answer(message, this.current, caller);
+  }
+
+  /** The connection closed: requests waiting are forgotten, and the continuations it was given end. */
+  close(): void {
+    this.pending.clear();
+    this.continuation?.close();
+  }
+
+  /**
+   * Look at a message from the client; remembers every request, so that a response can be told
+   * from a duplicate or an unsolicited one. `caller`: who sent it, when the transport knows.
+   */
+  inbound(message: unknown, caller?: string): void {
     const m = message as Json | null;
     if (m === null || typeof m !== 'object') return;
     const method = m.method;
     if (typeof method !== 'string') return;
     if (isRequestId(m.id)) {
       const name = method === 'tools/call' ? (m.params as { name?: unknown } | undefined)?.name : undefined;
-      this.pending.remember(m.id, { method, tool: typeof name === 'string' ? name : undefined });
+      this.pending.remember(m.id, { method, tool: typeof name === 'string' ? name : undefined, caller });
     } else if (method === 'notifications/cancelled') {
       const id = (m.params as { requestId?: unknown } | undefined)?.requestId;
       if (isRequestId(id)) this.pending.forget(id);
@@ -262,7 +286,9 @@ export class ResponseBudget {
   private rewrite(m: Json, request: PendingRequest): Json {
     if (request.method === 'tools/list') {
       this.catalog.learn(m.result);
-      return m;
+      if (this.continuation === undefined) return m;
+      const listed = this.continuation.listTools(m.result);
+      return listed === m.result ? m : { ...m, result: listed };
     }
     if (request.method === 'initialize') {
       const v = (m.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
@@ -286,24 +312,37 @@ export class ResponseBudget {
       return { ...m, error: JSON.parse(out.json) as unknown };
     }
     if (fitsWithinBudget(m.result, limits, 'result')) return m;
-    const out = boundJson(m.result, limits, 'result');
+    // With a continuation, the result is bounded smaller by the most the continuation adds. A
+    // result that already carries an offer (an upstream bounds too, and answers its reading tool)
+    // keeps that offer: none is made here, and reads pass on to the upstream.
+    const prior = offerIn(m.result);
+    if (prior !== undefined) this.continuation?.defer();
+    const reduced = prior !== undefined ? limitsWithOfferRoom(limits) : this.continuation?.boundingLimits(limits);
+    const out = boundJson(m.result, reduced ?? limits, 'result');
     if (out.unchanged) return m;
     const bytesBefore = this.onTruncated === undefined ? undefined : byteLength(m.result);
-    return { ...m, result: this.typed(request, m.result as Json, JSON.parse(out.json) as Json, out.report, id, undefined, bytesBefore) };
+    const offer = reduced === undefined ? undefined : { limits: reduced, original: m.result as Json, prior };
+    return { ...m, result: this.typed(request, m.result as Json, JSON.parse(out.json) as Json, out.report, id, undefined, bytesBefore, offer) };
   }
 
   /**
    * Apply the typed-result policy to a bounded result and report it. `receiptFrom`: the original
    * structure a mutation's receipt is taken from, when `original` is not the original (streaming).
-   * `bytesBefore`: the original's size for the listener, when known.
+   * `bytesBefore`: the original's size for the listener, when known. `continuation`: the result
+   * was bounded under these (smaller) limits so that a continuation of this original fits too.
    */
-  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number): Json {
+  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number, continuation?: { limits: ResolvedLimits; original: Json; prior?: ContinuationOffer | undefined }): Json {
     if (report === undefined) return bounded;
     let result = bounded;
+    const limits = continuation?.limits ?? this.current;
     const tool = request.tool === undefined ? undefined : this.catalog.get(request.tool);
     if (tool !== undefined && request.tool !== undefined) {
       const from = receiptFrom === undefined ? original.structuredContent : receiptFrom;
-      result = enforceOutputSchema(request.tool, tool, original, bounded, report, this.current.maxResultBytes, this.current, from);
+      result = enforceOutputSchema(request.tool, tool, original, bounded, report, limits.maxResultBytes, limits, from);
+    }
+    if (continuation?.prior !== undefined) result = attachOffer(result, continuation.prior, this.current);
+    else if (continuation !== undefined && this.continuation !== undefined) {
+      result = this.continuation.offer(continuation.original, result, this.current, request.caller);
     }
     if (this.onTruncated !== undefined) {
       this.onTruncated({ id, tool: request.tool, report, ...(bytesBefore === undefined ? {} : { bytesBefore }), bytesAfter: byteLength(result) });

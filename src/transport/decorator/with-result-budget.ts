@@ -14,6 +14,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { BudgetError, DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_RANGE, type BudgetOptions } from '../../engine/index.js';
 import { ResponseBudget, type ToolCatalogInput, type TruncationListener } from '../core/response-budget.js';
+import { sharedContinuationStore, type ContinuationStore } from '../core/continuation-store.js';
 
 /** Options of {@link withResultBudget}: budget limits, an observer, and the tool catalog. */
 export interface ResultBudgetOptions extends BudgetOptions {
@@ -33,6 +34,13 @@ export interface ResultBudgetOptions extends BudgetOptions {
    * response withheld with an error, each reported through `onerror`. @default 1 MiB
    */
   maxMessageBytes?: number;
+  /**
+   * Where a cut result's original is kept so that the cut parts can be read through the reading
+   * tool (`mcp_result_budget__read`, added to `tools/list` and answered by this transport), or
+   * `false` for none (the notice then asks for less, as before). One store per process keeps the
+   * process cap; each transport is one session of it. @default the process's store, default settings
+   */
+  continuation?: ContinuationStore | false;
 }
 
 class ResultBudgetTransport implements Transport {
@@ -47,14 +55,22 @@ class ResultBudgetTransport implements Transport {
     private readonly inner: Transport,
     options: ResultBudgetOptions,
   ) {
-    const { onTruncated, tools, maxMessageBytes, ...limits } = options;
-    this.budget = new ResponseBudget(limits, onTruncated, tools, checkMessageCap(maxMessageBytes));
+    const { onTruncated, tools, maxMessageBytes, continuation, ...limits } = options;
+    const store = continuation === false ? undefined : (continuation ?? sharedContinuationStore());
+    this.budget = new ResponseBudget(limits, onTruncated, tools, checkMessageCap(maxMessageBytes), store);
     // Chain what the application installed on the inner transport before connect().
     const appMessage = inner.onmessage;
     const appClose = inner.onclose;
     const appError = inner.onerror;
     inner.onmessage = (message, extra) => {
-      this.budget.inbound(message);
+      const caller = extra?.authInfo?.clientId;
+      // A call to the reading tool is answered here: the server never sees it.
+      const local = this.budget.answerLocally(message, caller);
+      if (local !== undefined) {
+        this.inner.send(local as JSONRPCMessage).catch((e: unknown) => this.onerror?.(e instanceof Error ? e : new Error(String(e))));
+        return;
+      }
+      this.budget.inbound(message, caller);
       appMessage?.(message, extra);
       this.onmessage?.(message, extra);
     };
@@ -62,7 +78,7 @@ class ResultBudgetTransport implements Transport {
       // Some transports report their close more than once (a linked pair closes both ends).
       if (this.closed) return;
       this.closed = true;
-      this.budget.pending.clear();
+      this.budget.close();
       appClose?.();
       this.onclose?.();
     };
@@ -86,7 +102,7 @@ class ResultBudgetTransport implements Transport {
   }
 
   close(): Promise<void> {
-    this.budget.pending.clear();
+    this.budget.close();
     return this.inner.close();
   }
 

@@ -23,6 +23,7 @@ import { LineFramer } from '../core/line-framer.js';
 import { LongServerLine } from './long-response.js';
 import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from '../core/response-budget.js';
+import { sharedContinuationStore, type ContinuationStore } from '../core/continuation-store.js';
 import { ServerOutput } from './server-output.js';
 import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
 import { StderrWarnings } from '../../shared/warnings.js';
@@ -49,6 +50,13 @@ export interface ProxyOptions {
   env?: NodeJS.ProcessEnv;
   /** Called for every response the budget changed (`--log-cuts`). */
   onTruncated?: TruncationListener;
+  /**
+   * Where a cut result's original is kept so that the client can read the cut parts through the
+   * reading tool (answered by the proxy, never passed to the server), or `false` for none. Only
+   * results parsed whole (up to the fast-path size) get a continuation; a line streamed through the
+   * byte budget is not held. @default the process's store, default settings
+   */
+  continuation?: ContinuationStore | false;
   /** Stop the server on this process's SIGINT, SIGTERM and SIGHUP (off when an embedder runs many proxies and stops them itself). @default true */
   handleSignals?: boolean;
 }
@@ -79,7 +87,8 @@ class Proxy {
     private readonly o: ProxyOptions,
     private readonly done: (code: number) => void,
   ) {
-    this.budget = new ResponseBudget(o.limits, o.onTruncated, undefined, o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+    const store = o.continuation === false ? undefined : (o.continuation ?? sharedContinuationStore());
+    this.budget = new ResponseBudget(o.limits, o.onTruncated, undefined, o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, store);
     this.warnings = new StderrWarnings(o.stderr, 'mcp-budget proxy');
     this.name = [o.command, ...o.args].join(' ').slice(0, 200);
     this.output = new ServerOutput({
@@ -152,7 +161,7 @@ class Proxy {
     let scanner: EnvelopeScanner | undefined;
     const framer = new LineFramer(max, {
       line: (bytes) => {
-        this.noteRequest(bytes);
+        if (this.noteRequest(bytes)) return;
         if (!toServer.write(Buffer.concat([bytes, NEWLINE]))) {
           o.stdin.pause();
           toServer.once('drain', () => o.stdin.resume());
@@ -194,14 +203,21 @@ class Proxy {
     });
   }
 
-  private noteRequest(bytes: Buffer): void {
+  /** Remember a client line's requests; true when the proxy answered it itself (a call to the reading tool). */
+  private noteRequest(bytes: Buffer): boolean {
     let msg: unknown;
     try {
       msg = JSON.parse(bytes.toString('utf8'));
     } catch {
-      return; // the server answers a parse error itself
+      return false; // the server answers a parse error itself
+    }
+    const local = Array.isArray(msg) ? undefined : this.budget.answerLocally(msg);
+    if (local !== undefined) {
+      this.sendToClient(JSON.stringify(local) + '\n');
+      return true;
     }
     for (const m of Array.isArray(msg) ? msg : [msg]) this.budget.inbound(m);
+    return false;
   }
 
   /**

@@ -1,0 +1,188 @@
+/**
+ * The continuation store: originals of cut results, held in memory for a while so that what the
+ * budget cut stays readable. Bounded three ways (one result, one session, the process), each
+ * entry expires a fixed time after it was stored, and the least recently read entries are evicted
+ * first when a cap is reached. A handle is 128 random bits (base64url), bound to the session key
+ * (and caller, when known) that received it: another session cannot read it, and a handle that
+ * was never issued cannot be told from one long gone, so guessing learns nothing.
+ *
+ * Forgotten handles are remembered for a while (count-capped) with why they went, so that an
+ * expired or evicted handle gets an error that says so.
+ */
+import { randomBytes } from 'node:crypto';
+import { BudgetError, DEFAULT_CONTINUATION, resolveContinuation, type ContinuationSettings, type ReadStart } from '../../engine/index.js';
+
+declare module '../../engine/errors.js' {
+  interface ErrorCodes {
+    /** The continuation handle was never issued here (or is too old to be remembered). */
+    CONTINUATION_UNKNOWN: true;
+    /** The continuation handle expired. */
+    CONTINUATION_EXPIRED: true;
+    /** The continuation handle was evicted to keep the store within its caps. */
+    CONTINUATION_EVICTED: true;
+    /** The continuation handle belongs to another session or caller. */
+    CONTINUATION_FOREIGN: true;
+    /** The path or position asked for cannot be read from the result the handle serves. */
+    CONTINUATION_BAD_READ: true;
+  }
+}
+
+/** One cut result's original, as stored. */
+export interface StoredResult {
+  readonly handle: string;
+  /** The original result (parsed), or its beginning when it was larger than the per-result cap. */
+  readonly value: unknown;
+  /** Where the cut parts start, in document order (the reading tool's `next` walks them). */
+  readonly starts: readonly ReadStart[];
+  /** Epoch milliseconds. */
+  readonly expiresAt: number;
+  readonly bytes: number;
+  readonly session: string;
+  readonly caller: string | undefined;
+  /**
+   * Perf: where the last string read stopped (its path, UTF-8 offset and UTF-16 index), so that
+   * reading a long string window by window walks it once, not once per window.
+   */
+  cursor?: { path: string; bytes: number; unit: number };
+}
+
+/** Why a handle is no longer held. */
+type Gone = 'expired' | 'evicted' | 'session-closed';
+
+/** Forgotten handles remembered with why they went (older ones read as never issued). */
+const MAX_REMEMBERED_GONE = 4096;
+
+export class ContinuationStore {
+  readonly settings: Readonly<ContinuationSettings>;
+  /** Map order is recency of use: the first entry is the least recently stored or read. */
+  private readonly entries = new Map<string, StoredResult>();
+  private readonly sessionBytes = new Map<string, number>();
+  private readonly gone = new Map<string, Gone>();
+  private total = 0;
+  /** When expired entries were last swept (epoch milliseconds). */
+  private swept = 0;
+
+  constructor(
+    settings: Partial<ContinuationSettings> = {},
+    /** Epoch milliseconds now (injectable for tests). */
+    private readonly now: () => number = Date.now,
+  ) {
+    this.settings = resolveContinuation(settings);
+  }
+
+  /** Bytes held by the process, and by one session. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  sessionUsage(session: string): number {
+    return this.sessionBytes.get(session) ?? 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Keep one cut result's original. `bytes`: its size as JSON (at most the per-result cap: the
+   * caller keeps only the beginning of a larger one). Older entries are evicted to make room.
+   */
+  put(session: string, caller: string | undefined, value: unknown, bytes: number, starts: readonly ReadStart[]): StoredResult {
+    this.sweep();
+    const handle = randomBytes(16).toString('base64url');
+    const entry: StoredResult = { handle, value, starts, expiresAt: this.now() + this.settings.ttlMs, bytes, session, caller };
+    this.entries.set(handle, entry);
+    this.total += bytes;
+    this.sessionBytes.set(session, this.sessionUsage(session) + bytes);
+    this.evictOver(session);
+    return entry;
+  }
+
+  /**
+   * The entry `handle` names, for `session` and `caller`. Throws the one error with a code saying
+   * what happened and a message saying what to do: expired, evicted, never issued, or another
+   * session's.
+   */
+  get(handle: string, session: string, caller: string | undefined): StoredResult {
+    // Expired originals go on reads too (at most once a second), not only when another is stored.
+    if (this.now() - this.swept >= 1000) this.sweep();
+    const entry = this.entries.get(handle);
+    if (entry === undefined) throw goneError(handle, this.gone.get(handle));
+    if (entry.session !== session || entry.caller !== caller) {
+      throw new BudgetError('CONTINUATION_FOREIGN', 'This continuation handle was given to another session or caller and cannot be read here. Use a handle from a result this session received, or call the tool again.', { handle });
+    }
+    if (this.now() >= entry.expiresAt) {
+      this.remove(entry, 'expired');
+      throw goneError(handle, 'expired');
+    }
+    // Read: now the most recently used.
+    this.entries.delete(handle);
+    this.entries.set(handle, entry);
+    return entry;
+  }
+
+  /** Forget every entry of a session (its connection closed). */
+  dropSession(session: string): void {
+    for (const entry of [...this.entries.values()]) if (entry.session === session) this.remove(entry, 'session-closed');
+    this.sessionBytes.delete(session);
+  }
+
+  /** Forget expired entries. */
+  sweep(): void {
+    const now = this.now();
+    this.swept = now;
+    for (const entry of [...this.entries.values()]) if (now >= entry.expiresAt) this.remove(entry, 'expired');
+  }
+
+  private evictOver(session: string): void {
+    const { maxSessionBytes, maxProcessBytes } = this.settings;
+    if (this.sessionUsage(session) > maxSessionBytes) {
+      for (const entry of [...this.entries.values()]) {
+        if (this.sessionUsage(session) <= maxSessionBytes) break;
+        if (entry.session === session) this.remove(entry, 'evicted');
+      }
+    }
+    if (this.total > maxProcessBytes) {
+      for (const entry of [...this.entries.values()]) {
+        if (this.total <= maxProcessBytes) break;
+        this.remove(entry, 'evicted');
+      }
+    }
+  }
+
+  private remove(entry: StoredResult, why: Gone): void {
+    if (!this.entries.delete(entry.handle)) return;
+    this.total -= entry.bytes;
+    const left = this.sessionUsage(entry.session) - entry.bytes;
+    if (left > 0) this.sessionBytes.set(entry.session, left);
+    else this.sessionBytes.delete(entry.session);
+    this.gone.set(entry.handle, why);
+    if (this.gone.size > MAX_REMEMBERED_GONE) this.gone.delete(this.gone.keys().next().value!);
+  }
+}
+
+function goneError(handle: string, why: Gone | undefined): BudgetError {
+  switch (why) {
+    case 'expired':
+      return new BudgetError('CONTINUATION_EXPIRED', 'This continuation handle expired, and what it held was let go. Call the original tool again (asking for less if it can) to get the result anew.', { handle });
+    case 'evicted':
+      return new BudgetError('CONTINUATION_EVICTED', 'This continuation handle was evicted: newer cut results needed the room its result held. Call the original tool again, and read its continuation sooner.', { handle });
+    case 'session-closed':
+      return new BudgetError('CONTINUATION_EXPIRED', 'This continuation handle ended with the session that received it. Call the original tool again.', { handle });
+    default:
+      return new BudgetError('CONTINUATION_UNKNOWN', 'No continuation is held under this handle: it was never issued here, or it is too old to be remembered. Use the handle exactly as a notice or a report gave it, or call the original tool again.', { handle });
+  }
+}
+
+let processStore: ContinuationStore | undefined;
+
+/** The store every connection of this process shares (so the process cap holds), made on first use with the default settings. */
+export function sharedContinuationStore(): ContinuationStore {
+  return (processStore ??= new ContinuationStore(DEFAULT_CONTINUATION));
+}
+
+/** Set the process's store up with these settings (a command does it once, from its flags, before serving). */
+export function configureSharedContinuation(settings: Partial<ContinuationSettings>): ContinuationStore {
+  processStore = new ContinuationStore(settings);
+  return processStore;
+}

@@ -1,0 +1,263 @@
+/**
+ * The continuation of one connection: a cut result's original kept in the store under a handle
+ * bound to this connection's session (and the caller), the handle written into the report and the
+ * notice, the reading tool listed in `tools/list`, and its calls answered here, never passed on.
+ *
+ * Room: a result that may get a continuation is bounded smaller by the most a continuation adds
+ * (`continuationReserveBytes`), so with its continuation it is still within the budget.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  boundJson,
+  BudgetError,
+  CONTINUATION_LISTED,
+  CONTINUATION_TOOL,
+  continuationReserveBytes,
+  isBudgetError,
+  LIMITS,
+  MAX_POINTER_BYTES,
+  NOTICE_KEY,
+  NUMERIC_LIMITS,
+  noticeText,
+  REPORT_KEY,
+  resolveLimits,
+  type BudgetOptions,
+  type BudgetReport,
+  type ContinuationOffer,
+  type ResolvedLimits,
+} from '../../engine/index.js';
+import { ERROR_META_KEY } from '../../shared/meta.js';
+import { planReads, withoutBudgetParts } from './continuation-plan.js';
+import { readPart, readResult } from './continuation-read.js';
+import type { ContinuationStore } from './continuation-store.js';
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The reading tool as `tools/list` lists it. */
+export const CONTINUATION_TOOL_DEFINITION: Json = Object.freeze({
+  name: CONTINUATION_TOOL,
+  title: 'Read what the result budget cut',
+  description:
+    'Reads the parts of a tool result that were cut to fit the context budget. Call it with the `handle` a truncation notice gives; ' +
+    'each answer holds one part (`text` of a string, `items` of an array or `members` of an object) of the value at `path`, starting at ' +
+    '`position` (UTF-8 bytes, items or members), and `next`: the arguments of the next call. Follow `next` until an answer has none. ' +
+    'To put a part in place: the value at `path` becomes its first `position` bytes, items or members, followed by the part.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      handle: { type: 'string', description: 'The handle from the notice or the report.' },
+      path: { type: 'string', description: 'JSON Pointer into the original result (from a `next` or the report); absent: the first cut part.' },
+      position: { type: 'integer', minimum: 0, description: 'Where to start within that value: UTF-8 bytes, items or members.' },
+    },
+    required: ['handle'],
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    properties: {
+      path: { type: 'string' },
+      position: { type: 'integer', minimum: 0 },
+      kind: { type: 'string', enum: ['string', 'array', 'object'] },
+      text: { type: 'string' },
+      items: { type: 'array' },
+      members: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, value: {} }, required: ['key', 'value'], additionalProperties: false } },
+      next_position: { type: 'integer', minimum: 0 },
+      total: { type: 'integer', minimum: 0 },
+      done: { type: 'boolean' },
+      next: {
+        type: 'object',
+        properties: { handle: { type: 'string' }, path: { type: 'string' }, position: { type: 'integer', minimum: 0 } },
+        required: ['handle', 'path', 'position'],
+        additionalProperties: false,
+      },
+    },
+    required: ['path', 'position', 'kind', 'next_position', 'total', 'done'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+});
+
+/** Is this client message a call to the reading tool (a `tools/call` request naming it)? */
+export function isReadCall(message: unknown): message is Json & { id: string | number } {
+  if (!isObject(message) || message.method !== 'tools/call') return false;
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
+  return isObject(message.params) && message.params.name === CONTINUATION_TOOL;
+}
+
+export class ConnectionContinuation {
+  /** This connection's session key: handles given here are read only here. */
+  readonly session = randomBytes(16).toString('base64url');
+  /** The upstream lists a tool of the reading tool's name: it is not shadowed, and nothing is offered. */
+  private shadowed = false;
+
+  constructor(readonly store: ContinuationStore) {}
+
+  get active(): boolean {
+    return !this.shadowed;
+  }
+
+  /**
+   * The limits to bound a cut result with so that its continuation fits too; undefined when none
+   * can be offered (an upstream answers the reading tool, or the budget is too small).
+   */
+  boundingLimits(limits: ResolvedLimits): ResolvedLimits | undefined {
+    return this.active ? limitsWithOfferRoom(limits) : undefined;
+  }
+
+  /** An upstream made the offers (its results carry them): its reading tool is not shadowed, and none is made here. */
+  defer(): void {
+    this.shadowed = true;
+  }
+
+  /**
+   * Keep `original` and write its continuation into `sent` (the bounded result as it would be
+   * sent): the report gets a `continuation`, the notice says what to call. Returns `sent` as it
+   * was when nothing can be offered (no report, or the result would no longer fit `limits`).
+   */
+  offer(original: Json, sent: Json, limits: ResolvedLimits, caller: string | undefined): Json {
+    const meta = sent._meta;
+    const report = isObject(meta) ? (meta[REPORT_KEY] as BudgetReport | undefined) : undefined;
+    if (!this.active || !isObject(report)) return sent;
+    const settings = this.store.settings;
+    let kept = original;
+    let bytes = Buffer.byteLength(JSON.stringify(original));
+    let complete = true;
+    // One result is held to the smallest cap: a result larger than the session's or the process's
+    // room would evict itself at once.
+    const cap = Math.min(settings.maxResultBytes, settings.maxSessionBytes, settings.maxProcessBytes);
+    if (bytes > cap) {
+      // Larger than one result may hold: its beginning is kept, and the offer says it is not whole.
+      kept = beginningOf(original, cap);
+      bytes = Buffer.byteLength(JSON.stringify(kept));
+      complete = false;
+    }
+    const starts = planReads(kept, withoutBudgetParts(sent, kept));
+    if (starts.length === 0) return sent;
+    const entry = this.store.put(this.session, caller, kept, bytes, starts);
+    const listed = starts.filter((s) => Buffer.byteLength(JSON.stringify(s.path)) <= MAX_POINTER_BYTES).slice(0, CONTINUATION_LISTED);
+    const offer: ContinuationOffer = {
+      tool: CONTINUATION_TOOL,
+      handle: entry.handle,
+      expires_at: new Date(entry.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      paths: listed,
+      paths_capped: listed.length < starts.length,
+      ...(complete ? {} : { complete: false }),
+    };
+    return attachOffer(sent, offer, limits);
+  }
+
+  /** The tools/list result with the reading tool appended on its last page (once, when the upstream does not list that name). */
+  listTools(result: unknown): unknown {
+    if (!isObject(result) || !Array.isArray(result.tools)) return result;
+    if (result.tools.some((t) => isObject(t) && t.name === CONTINUATION_TOOL)) {
+      this.shadowed = true;
+      return result;
+    }
+    if (!this.active || (result.nextCursor !== undefined && result.nextCursor !== null)) return result;
+    return { ...result, tools: [...result.tools, CONTINUATION_TOOL_DEFINITION] };
+  }
+
+  /** The JSON-RPC response to a call of the reading tool, answered here within `limits`. */
+  answer(message: Json & { id: string | number }, limits: ResolvedLimits, caller: string | undefined): Json {
+    return { jsonrpc: '2.0', id: message.id, result: this.readResultOf(message.params, limits, caller) };
+  }
+
+  private readResultOf(params: unknown, limits: ResolvedLimits, caller: string | undefined): Json {
+    try {
+      const args = isObject(params) ? params.arguments : undefined;
+      if (!isObject(args) || typeof args.handle !== 'string') {
+        throw new BudgetError('CONTINUATION_BAD_READ', 'Expected `handle`, a string as the truncation notice gives it (with `path` and `position` from a `next`, or neither).', {});
+      }
+      for (const k of Object.keys(args)) {
+        if (k !== 'handle' && k !== 'path' && k !== 'position') throw new BudgetError('CONTINUATION_BAD_READ', `Unknown argument \`${k.slice(0, 64)}\`: the accepted ones are handle, path and position.`, {});
+      }
+      if (args.path !== undefined && typeof args.path !== 'string') throw new BudgetError('CONTINUATION_BAD_READ', 'Expected `path` to be a JSON Pointer string, as a `next` gives it.', {});
+      if (args.position !== undefined && typeof args.position !== 'number') throw new BudgetError('CONTINUATION_BAD_READ', 'Expected `position` to be a whole number, as a `next` gives it.', {});
+      if (!this.active) throw new BudgetError('CONTINUATION_UNKNOWN', 'No continuation is offered on this connection.', {});
+      const entry = this.store.get(args.handle, this.session, caller);
+      return readResult(readPart(entry, args.path as string | undefined, args.position as number | undefined, limits));
+    } catch (e) {
+      if (!isBudgetError(e)) throw e;
+      return { content: [{ type: 'text', text: `${e.code}: ${e.message}` }], isError: true, _meta: { [ERROR_META_KEY]: { code: e.code } } };
+    }
+  }
+
+  /** The connection closed: its handles end. */
+  close(): void {
+    this.store.dropSession(this.session);
+  }
+}
+
+/**
+ * The limits to bound a result with so that an offer fits beside it (the most an offer adds taken
+ * from `maxResultBytes`, the scaled bounds kept within it); undefined when the budget is too small.
+ */
+export function limitsWithOfferRoom(limits: ResolvedLimits): ResolvedLimits | undefined {
+  const options: BudgetOptions = { notice: limits.notice, protocolVersion: limits.protocolVersion };
+  for (const n of NUMERIC_LIMITS) options[n] = limits[n];
+  options.maxResultBytes = limits.maxResultBytes - continuationReserveBytes(limits);
+  for (const n of NUMERIC_LIMITS) {
+    if (n !== 'maxResultBytes' && LIMITS[n].scale !== undefined) options[n] = Math.min(options[n]!, options.maxResultBytes);
+  }
+  try {
+    return resolveLimits(options);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The offer an earlier pass wrote into this result's report (an upstream that bounds too), if any. */
+export function offerIn(result: unknown): ContinuationOffer | undefined {
+  if (!isObject(result) || !isObject(result._meta)) return undefined;
+  const report = result._meta[REPORT_KEY];
+  const c = isObject(report) ? report.continuation : undefined;
+  return isObject(c) && c.tool === CONTINUATION_TOOL && typeof c.handle === 'string' ? (c as unknown as ContinuationOffer) : undefined;
+}
+
+/**
+ * `sent` with `offer` written into its report and its notice (a notice block added to a typed
+ * tool's guidance or receipt, which has none, when it fits); `sent` itself when it has no report
+ * or the offer would not fit `limits`.
+ */
+export function attachOffer(sent: Json, offer: ContinuationOffer, limits: ResolvedLimits): Json {
+  const meta = sent._meta;
+  const report = isObject(meta) ? (meta[REPORT_KEY] as BudgetReport | undefined) : undefined;
+  if (!isObject(report)) return sent;
+  // A typed tool's guidance already names the arguments that narrow it under `continuation`: kept beside the offer.
+  const prior = (report as { continuation?: unknown }).continuation;
+  const withOffer: BudgetReport = { ...report, continuation: isObject(prior) ? ({ ...prior, ...offer } as ContinuationOffer) : offer };
+  const out: Json = { ...sent, _meta: { ...(meta as Json), [REPORT_KEY]: withOffer } };
+  const text = noticeText(withOffer);
+  let added: Json | undefined;
+  if (Array.isArray(sent.content)) {
+    let noticed = false;
+    out.content = sent.content.map((b) => {
+      if (!(isObject(b) && isObject(b._meta) && b._meta[NOTICE_KEY] === true)) return b;
+      noticed = true;
+      return { ...b, text };
+    });
+    // A typed tool's guidance or receipt has no notice block: one is added when it fits, so the
+    // model reads where the rest is.
+    if (!noticed && limits.notice) {
+      added = { ...out, content: [...(out.content as unknown[]), { type: 'text', _meta: { [NOTICE_KEY]: true }, text }] };
+    }
+  }
+  // The budget's own report and notice are never judged as content (a result carrying them never
+  // "fits": a later pass replaces them), so the whole is measured: the reserve guarantees it.
+  for (const candidate of added === undefined ? [out] : [added, out]) {
+    if (Buffer.byteLength(JSON.stringify(candidate)) <= limits.maxResultBytes) return candidate;
+  }
+  return sent;
+}
+
+/** The beginning of a result too large to keep whole: bounded to `bytes` with no other bound in the way, its own report and notice removed. */
+function beginningOf(original: Json, bytes: number): Json {
+  const big: BudgetOptions = { maxResultBytes: bytes, notice: false, maxOmittedPaths: 0 };
+  for (const n of NUMERIC_LIMITS) if (n !== 'maxResultBytes' && n !== 'maxOmittedPaths') big[n] = n === 'maxDepth' ? LIMITS.maxDepth.max : Math.min(LIMITS[n].max, bytes);
+  const out = JSON.parse(boundJson(original, resolveLimits(big), 'result').json) as Json;
+  return withoutBudgetParts(out, original);
+}
