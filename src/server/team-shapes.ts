@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { cutString } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore } from '../team/index.js';
+import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore, type TimeKey } from '../team/index.js';
 import type { Call, PageBudget } from '../tools/index.js';
 
 /**
@@ -148,6 +148,18 @@ export function num(pos: Record<string, unknown>, key: string): number {
   const v = pos[key];
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new WorkspaceError('INVALID_CURSOR', 'Invalid params: `cursor` is malformed. Start again without a cursor.');
   return v;
+}
+
+/** A cursor's chronology position (`a`: a time, a decimal string for one past 2^53; `i`: an id). */
+export function timeKeyOf(pos: Record<string, unknown>): TimeKey {
+  const a = pos.a;
+  if (typeof a === 'string' && /^-?[0-9]{1,19}$/.test(a)) return { at: a, id: num(pos, 'i') };
+  return { at: num(pos, 'a'), id: num(pos, 'i') };
+}
+
+/** The cursor position after `row`: its exact time when the number read is rounded (see TimeKey). */
+export function timePosition(time: number, row: { id: number; at_key?: string }): { a: number | string; i: number } {
+  return { a: row.at_key ?? time, i: row.id };
 }
 
 /** Room a page keeps for its own fields (channel, query, has_more, next_cursor) outside its items. */

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/errors.js';
 import { TASK_PRIORITIES, TASK_STATUSES, TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, taskIdOf, visibleRoles, type Member, type Task, type TeamStore } from '../team/index.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, echoBytes, commentRow, fitItems, iso, num, pageFields, preview, taskItem, taskRow, textWindow, withTeam } from './team-shapes.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, echoBytes, commentRow, fitItems, iso, num, pageFields, preview, taskItem, taskRow, textWindow, timeKeyOf, timePosition, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-task-tools.ts';
@@ -86,13 +86,13 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       run: withTeam(async ({ status, assignee, label, limit, cursor }, { store, me }) => {
         if (assignee !== undefined) await visibleFilter(store, me, assignee);
         const bind = [status ?? null, assignee ?? null, label ?? null];
-        const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('tasks', store.storeId, bind, cursor));
+        const after = cursor === undefined ? undefined : timeKeyOf(cursors.decode('tasks', store.storeId, bind, cursor));
         const page = await store.listTasks({ status, assignee, label }, after, limit);
         const items = page.rows.map((t) => taskRow(t));
         const n = fitItems(items, ctx.page);
         const last = page.rows[n - 1];
         const more = page.more || n < page.rows.length;
-        return { tasks: items.slice(0, n), has_more: more, ...(more && last !== undefined ? { next_cursor: cursors.encode('tasks', store.storeId, bind, { a: last.updated_at, i: last.id }) } : {}) };
+        return { tasks: items.slice(0, n), has_more: more, ...(more && last !== undefined ? { next_cursor: cursors.encode('tasks', store.storeId, bind, timePosition(last.updated_at, last)) } : {}) };
       }),
     },
     'search_tasks',
@@ -158,7 +158,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
         throw new WorkspaceError('INVALID_PARAMS', `Invalid params: expected \`comments_limit\` to be an integer from 1 to ${TEAM_PAGE_LIMITS.comments.max} for task_get, got ${limit}`);
       }
       const task = await store.getTask(id);
-      const after = comments_cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('comments', store.storeId, id, comments_cursor));
+      const after = comments_cursor === undefined ? undefined : timeKeyOf(cursors.decode('comments', store.storeId, id, comments_cursor));
       const page = await store.comments(id, after, Math.min(limit, ctx.page.maxPageItems));
       const w = textWindow(task.body, body_offset ?? 0, windowBytes);
       const head = { task: { ...taskRow(task, 0), body: w.text, body_truncated: w.next_offset !== null || w.offset > 0 }, body_offset: w.offset, body_next_offset: w.next_offset };
@@ -166,7 +166,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       const n = items.length === 0 ? 0 : fitItems(items, ctx.page, Buffer.byteLength(JSON.stringify(head)) + TEAM_PAGE_FIELDS_BYTES);
       const last = page.rows[n - 1];
       const more = page.more || n < page.rows.length;
-      return { ...head, comments: items.slice(0, n), comments_has_more: more, ...(more && last !== undefined ? { comments_next_cursor: cursors.encode('comments', store.storeId, id, { a: last.created_at, i: last.id }) } : {}) };
+      return { ...head, comments: items.slice(0, n), comments_has_more: more, ...(more && last !== undefined ? { comments_next_cursor: cursors.encode('comments', store.storeId, id, timePosition(last.created_at, last)) } : {}) };
     }),
   });
 

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { MAX_CURSOR_CHARS, type CursorCodec } from '../shared/cursor.js';
 import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS } from '../team/index.js';
 import { registerTaskTools } from './team-task-tools.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, iso, messageItem, messageRow, num, pageFields, preview, textWindow, withTeam } from './team-shapes.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, iso, messageItem, messageRow, num, pageFields, preview, textWindow, timeKeyOf, timePosition, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-tools.ts';
@@ -61,7 +61,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
       },
       outputSchema: { channel: z.string(), messages: z.array(messageItem), ...pageFields },
       run: withTeam(async ({ channel, limit, cursor }, { store }) => {
-        const after = cursor === undefined ? undefined : ((p) => ({ at: num(p, 'a'), id: num(p, 'i') }))(cursors.decode('history', store.storeId, channel, cursor));
+        const after = cursor === undefined ? undefined : timeKeyOf(cursors.decode('history', store.storeId, channel, cursor));
         const page = await store.history(channel, after, limit);
         const items = page.rows.map((m) => messageRow(m));
         const n = fitItems(items, ctx.page);
@@ -71,7 +71,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
           channel,
           messages: items.slice(0, n),
           has_more: more,
-          ...(more && last !== undefined ? { next_cursor: cursors.encode('history', store.storeId, channel, { a: last.created_at, i: last.id }) } : {}),
+          ...(more && last !== undefined ? { next_cursor: cursors.encode('history', store.storeId, channel, timePosition(last.created_at, last)) } : {}),
         };
       }),
     },

@@ -15,6 +15,7 @@
  * dialect's own statements may use its native form. A failed query is thrown into the rule at the
  * `yield`, as an awaited query would throw, so a rule's `try`/`finally` means what it says.
  */
+import { TeamError } from './types.js';
 
 /** One query a rule asks for. */
 export interface Query {
@@ -79,4 +80,36 @@ export async function runRuleAsync<T>(rule: Rule<T>, exec: (query: Query) => Pro
 /** A page from `limit + 1` rows. */
 export function pageOf<T>(rows: T[], limit: number): { rows: T[]; more: boolean } {
   return { rows: rows.length > limit ? rows.slice(0, limit) : rows, more: rows.length > limit };
+}
+
+/**
+ * Rows of a page whose keyset time is not a safe integer get its exact decimal (`at_key`), read as
+ * text by `sql` (one `?`: the row's id); such rows exist only in a store written by hand or before
+ * the write checks, so the extra query is run for them alone.
+ */
+export function* withExactTimes<R extends { id: number; at_key?: string }>(rows: R[], time: (r: R) => number, sql: string): Rule<R[]> {
+  for (const r of rows) {
+    if (Number.isSafeInteger(time(r))) continue;
+    const row = yield* q.get<{ k: string }>(sql, [r.id]);
+    // An integer read rounded; a SQLite REAL (`1e300`) is exact as the number it was read as.
+    if (row !== undefined && /^-?[0-9]+$/.test(String(row.k))) r.at_key = String(row.k);
+  }
+  return rows;
+}
+
+/**
+ * Insert a row and return its new id. An id past 2^53 is refused (the transaction rolls back): a
+ * row written by hand with such an id makes the store number every later row past it, and no reader
+ * can show or page those ids exactly.
+ */
+export function* insertedId(sql: string, params: unknown[]): Rule<number> {
+  const row = yield* q.get<{ id: number }>(sql, params);
+  const id = row?.id;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id)) {
+    throw new TeamError(
+      'STORE_CORRUPT',
+      `The team store's next id is past 2^53 (a row was written with such an id outside this server); a row numbered after it could not be read back exactly, so nothing was written. Renumber that row in the database (team check names it).`,
+    );
+  }
+  return id;
 }

@@ -7,7 +7,7 @@
  * means the same thing on either.
  */
 import type { TeamDialect } from './dialect.js';
-import { pageOf, q, type Rule } from './rule.js';
+import { pageOf, insertedId, q, type Rule } from './rule.js';
 import { memberExists, noActiveMember, noMember } from './service-errors.js';
 import { toMember, type MemberRow } from './service-rows.js';
 import type { Member, Page, Role } from './types.js';
@@ -63,7 +63,7 @@ export class MemberRules {
     checkMemberName(name);
     const r = checkRole(role);
     if ((yield* q.get(BY_NAME, [name])) !== undefined) throw memberExists(name);
-    const { id } = (yield* q.get<{ id: number }>(INSERT, [name, name.toLowerCase(), r, at]))!;
+    const id = yield* insertedId(INSERT, [name, name.toLowerCase(), r, at]);
     return { id, name, role: r, active: true };
   }
 

@@ -7,7 +7,7 @@
  */
 import type { MessageToWrite, TeamDialect } from './dialect.js';
 import { toFtsQuery } from './fts-query.js';
-import { pageOf, q, type Rule } from './rule.js';
+import { pageOf, insertedId, q, withExactTimes, type Rule } from './rule.js';
 import { nextWindow, windowPage, type RankedRow } from './search-window.js';
 import type { MemberRules } from './service-members.js';
 import { noChannel, noMessage, noReplyTarget } from './service-errors.js';
@@ -24,6 +24,7 @@ const HISTORY_FIRST = `SELECT ${MESSAGE_PAGE_COLUMNS} FROM ${MESSAGE_FROM} WHERE
 const HISTORY_AFTER = `SELECT ${MESSAGE_PAGE_COLUMNS} FROM ${MESSAGE_FROM}
   WHERE m.channel_id = ? AND (m.created_at, m.id) < (?, ?) ORDER BY m.created_at DESC, m.id DESC LIMIT ?`;
 const LAST_ID = `SELECT max(id) AS id FROM messages`;
+const EXACT_TIME = `SELECT CAST(created_at AS TEXT) AS k FROM messages WHERE id = ?`;
 
 /** The inbox rows of one message, one `(member, message)` pair per recipient. */
 const inboxInsert = (n: number): string => `INSERT INTO inbox (member_id, message_id) VALUES ${Array.from({ length: n }, () => '(?, ?)').join(', ')} ON CONFLICT DO NOTHING`;
@@ -48,7 +49,7 @@ export class MessageRules {
   *ensureChannel(name: string, at?: number): Rule<number> {
     const bare = checkChannelName(name);
     const found = yield* q.get<{ id: number }>(CHANNEL_ID, [bare]);
-    return found?.id ?? (yield* q.get<{ id: number }>(INSERT_CHANNEL, [bare, at ?? Date.now()]))!.id;
+    return found?.id ?? (yield* insertedId(INSERT_CHANNEL, [bare, at ?? Date.now()]));
   }
 
   /** Check every input first, then write the message and its inbox rows. In a write. */
@@ -68,7 +69,7 @@ export class MessageRules {
    */
   *write(m: MessageToWrite): Rule<number> {
     if (m.replyTo !== null && (yield* q.get(EXISTS, [m.replyTo])) === undefined) throw noReplyTarget(m.replyTo);
-    const { id } = (yield* q.get<{ id: number }>(INSERT, [m.channelId, m.authorId, m.body, m.replyTo, m.at]))!;
+    const id = yield* insertedId(INSERT, [m.channelId, m.authorId, m.body, m.replyTo, m.at]);
     if (m.recipients.length > 0) {
       const to = [...new Set(m.recipients)];
       yield* q.run(inboxInsert(to.length), to.flatMap((r) => [r, id]));
@@ -85,7 +86,7 @@ export class MessageRules {
   *history(channel: string, after: TimeKey | undefined, limit: number): Rule<Page<PageMessage>> {
     const cid = yield* this.requireChannel(channel);
     const rows = after === undefined ? yield* q.all<MessageRow>(HISTORY_FIRST, [cid, limit + 1]) : yield* q.all<MessageRow>(HISTORY_AFTER, [cid, after.at, after.id, limit + 1]);
-    return pageOf(rows.map(toMessage), limit);
+    return pageOf(yield* withExactTimes(rows.map(toMessage), (m) => m.created_at, EXACT_TIME), limit);
   }
 
   *lastId(): Rule<number> {

@@ -6,7 +6,7 @@
  * ids and times arrive as numbers already: pg-connect.ts parses them so.)
  */
 import { TEAM_READ_LIMITS } from './limits.js';
-import type { Member, Message, Role, Task } from './types.js';
+import type { ExactTime, Member, Message, Role, Task } from './types.js';
 
 /** Characters of a message body a page row carries (the tool cuts it to its byte preview). */
 const MESSAGE_PREFIX_CHARS = TEAM_READ_LIMITS.previewBytes;
@@ -79,10 +79,10 @@ export interface TaskRow {
 export type WithSnippet<R> = R & { snippet: string };
 
 /** A message row; `truncated` is set when `body` is only a prefix. */
-export type PageMessage = Message & { truncated?: boolean };
+export type PageMessage = Message & ExactTime & { truncated?: boolean };
 
 /** A task row; `truncated` is set when `body` is only a prefix. */
-export type PageTask = Task & { truncated: boolean };
+export type PageTask = Task & ExactTime & { truncated: boolean };
 
 export const toMember = (r: MemberRow): Member => ({ id: r.id, name: r.name, role: r.role, active: isSet(r.active) });
 

@@ -7,12 +7,12 @@
 import type { TeamDialect } from './dialect.js';
 import { toFtsQuery } from './fts-query.js';
 import { TEAM_INPUT_CAPS } from './limits.js';
-import { pageOf, q, type Rule } from './rule.js';
+import { pageOf, insertedId, q, withExactTimes, type Rule } from './rule.js';
 import type { MemberRules } from './service-members.js';
 import { noAssignee, noTask } from './service-errors.js';
 import { TASKS_FROM, TASK_PAGE_BODY, taskColumns, toTask, type PageTask, type TaskRow } from './service-rows.js';
 import { taskListQuery } from './service-task-list.js';
-import { TeamError, type Comment, type Member, type NewTask, type Page, type RankKey, type Task, type TaskChanges, type TaskFilter, type TaskHit, type TaskStatus, type TimeKey } from './types.js';
+import { TeamError, type Comment, type Member, type NewTask, type Page, type RankKey, type Task, type TaskChanges, type TaskFilter, type TaskHit, type TaskStatus, type TimeKey, type ExactTime } from './types.js';
 import { ByteTotal, checkLabels, checkPriority, checkStatus, checkText, taskIdOf } from './validate.js';
 
 const INSERT = `INSERT INTO tasks (title, body, status, priority, assignee_id, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
@@ -23,6 +23,8 @@ const INSERT_COMMENT = `INSERT INTO comments (task_id, author_id, body, created_
 const COMMENTS = `SELECT k.id, k.task_id, a.name AS author, k.body, k.created_at FROM comments k LEFT JOIN members a ON a.id = k.author_id WHERE k.task_id = ?`;
 const COMMENTS_FIRST = `${COMMENTS} ORDER BY k.created_at DESC, k.id DESC LIMIT ?`;
 const COMMENTS_AFTER = `${COMMENTS} AND (k.created_at, k.id) < (?, ?) ORDER BY k.created_at DESC, k.id DESC LIMIT ?`;
+const EXACT_COMMENT_TIME = `SELECT CAST(created_at AS TEXT) AS k FROM comments WHERE id = ?`;
+const EXACT_UPDATED = `SELECT CAST(updated_at AS TEXT) AS k FROM tasks WHERE id = ?`;
 const LABELS = `SELECT name FROM labels WHERE name > ? ORDER BY name LIMIT ?`;
 
 /** `n` rows of `cols` placeholders, for a multi-row VALUES. */
@@ -73,7 +75,7 @@ export class TaskRules {
     const total = new ByteTotal();
     if (t.title === undefined) throw new TeamError('INVALID_PARAMS', '`title` is required.');
     const { labels, assigneeId } = yield* this.checkFields(t, total);
-    const { id } = (yield* q.get<{ id: number }>(INSERT, [t.title, t.body ?? '', t.status ?? 'open', t.priority ?? 'normal', assigneeId ?? null, author?.id ?? null, at, updatedAt ?? at]))!;
+    const id = yield* insertedId(INSERT, [t.title, t.body ?? '', t.status ?? 'open', t.priority ?? 'normal', assigneeId ?? null, author?.id ?? null, at, updatedAt ?? at]);
     if (labels !== undefined) yield* this.setLabels(id, labels, updatedAt ?? at);
     return yield* this.get(id);
   }
@@ -125,7 +127,7 @@ export class TaskRules {
       assigneeId = m.id;
     }
     const { sql, params } = taskListQuery(this.pageColumns, filter, assigneeId, after, limit);
-    return pageOf((yield* q.all<TaskRow>(sql, params)).map(toTask), limit);
+    return pageOf(yield* withExactTimes((yield* q.all<TaskRow>(sql, params)).map(toTask), (t) => t.updated_at, EXACT_UPDATED), limit);
   }
 
   *lastId(): Rule<number> {
@@ -169,14 +171,14 @@ export class TaskRules {
     const at = createdAt ?? Date.now();
     checkText('body', body, TEAM_INPUT_CAPS.maxCommentBytes, 'maxCommentBytes', new ByteTotal());
     yield* this.get(taskId);
-    const { id } = (yield* q.get<{ id: number }>(INSERT_COMMENT, [taskId, author?.id ?? null, body, at]))!;
+    const id = yield* insertedId(INSERT_COMMENT, [taskId, author?.id ?? null, body, at]);
     return { id, task_id: taskId, author: author?.name ?? null, body, created_at: at };
   }
 
-  *comments(taskId: number, after: TimeKey | undefined, limit: number): Rule<Page<Comment>> {
+  *comments(taskId: number, after: TimeKey | undefined, limit: number): Rule<Page<Comment & ExactTime>> {
     yield* this.get(taskId);
     const rows = after === undefined ? yield* q.all<Comment>(COMMENTS_FIRST, [taskId, limit + 1]) : yield* q.all<Comment>(COMMENTS_AFTER, [taskId, after.at, after.id, limit + 1]);
-    return pageOf(rows, limit);
+    return pageOf(yield* withExactTimes<Comment & ExactTime>(rows, (c) => c.created_at, EXACT_COMMENT_TIME), limit);
   }
 
   *labels(after: string | undefined, limit: number): Rule<Page<string>> {

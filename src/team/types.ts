@@ -114,10 +114,19 @@ export interface Page<T> {
   more: boolean;
 }
 
-/** Position in a chronology: (created_at, id) of the last row seen. */
+/**
+ * Position in a chronology: (time, id) of the last row seen. `at` is a decimal string when the
+ * stored time is past 2^53 (a store written by hand or before the write checks): the number a
+ * driver reads is rounded, and a position made of it would return the same row again.
+ */
 export interface TimeKey {
-  at: number;
+  at: number | string;
   id: number;
+}
+
+/** A row of a chronology whose stored time is past 2^53: its exact value, as `TimeKey.at` takes it. */
+export interface ExactTime {
+  at_key?: string;
 }
 
 /** Position in a ranked list: the exact score and id of the last row seen, and the id snapshot. */
@@ -224,7 +233,7 @@ export interface TeamStore {
   sendMessage(author: Member, options: SendOptions): Promise<Message>;
   getMessage(id: number): Promise<Message>;
   /** Newest first by (created_at, id). Throws NOT_FOUND for an unknown channel. */
-  history(channel: string, after: TimeKey | undefined, limit: number): Promise<Page<Message>>;
+  history(channel: string, after: TimeKey | undefined, limit: number): Promise<Page<Message & ExactTime>>;
   /**
    * Ranked by (bm25, id) within windows of the newest `searchWindowMatches` matches, newest
    * window first, starting at `from.hi` (the snapshot: `lastMessageId()` for a first page).
@@ -241,13 +250,13 @@ export interface TeamStore {
   updateTask(author: Member, id: number, changes: TaskChanges, check?: (before: Task) => void): Promise<Task>;
   getTask(id: number): Promise<Task>;
   /** By (updated_at desc, id desc), exact filters. */
-  listTasks(filter: TaskFilter, after: TimeKey | undefined, limit: number): Promise<Page<Task>>;
+  listTasks(filter: TaskFilter, after: TimeKey | undefined, limit: number): Promise<Page<Task & ExactTime>>;
   /** Identity hit (when `q` names a task) first, then ranked by (bm25, id) among ids ≤ snapshot. */
   searchTasks(q: string, status: TaskStatus | undefined, snapshot: number, after: RankKey | undefined, withIdentity: boolean, limit: number): Promise<Page<TaskHit>>;
   lastTaskId(): Promise<number>;
   addComment(author: Member, taskId: number, body: string, at?: number): Promise<Comment>;
   /** Newest first by (created_at, id). */
-  comments(taskId: number, after: TimeKey | undefined, limit: number): Promise<Page<Comment>>;
+  comments(taskId: number, after: TimeKey | undefined, limit: number): Promise<Page<Comment & ExactTime>>;
   /** Labels in use, by name. */
   labels(after: string | undefined, limit: number): Promise<Page<string>>;
 

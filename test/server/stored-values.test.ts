@@ -182,5 +182,51 @@ for (const engine of ENGINES) {
       expect(r.status, r.stderr).toBe(1);
       expect(r.stdout).toMatch(/hold values no reader shows as stored: .*messages \d+ \(created_at outside/);
     });
+
+    it('pages walk every row once when times are integers past 2^53 (a position of the rounded number returned the same row forever)', async () => {
+      // Integers a double cannot hold, each apart from its neighbours by less than a double's step there.
+      const big = (k: number): string => (2n ** 60n + 200n + BigInt(k)).toString();
+      if (engine.name === 'sqlite') {
+        // The hand-written id past 2^53 above makes SQLite number the next row after it: refused,
+        // nothing written, until the operator renumbers that row.
+        const refused = await call(owner.client, 'message_send', { channel: 'walk', body: 'numbered past it' });
+        expect(refused.isError, refused.content?.[0]?.text).toBe(true);
+        expect(refused.content?.[0]?.text).toMatch(/^IO_ERROR: The team store /);
+        await db.sql(`DELETE FROM messages WHERE id = 9007199254740993; UPDATE sqlite_sequence SET seq = (SELECT max(id) FROM messages) WHERE name = 'messages'`);
+      }
+      for (let i = 0; i < 4; i++) {
+        const sent = await call(owner.client, 'message_send', { channel: 'walk', body: `w${i}` });
+        expect(sent.isError, sent.content?.[0]?.text).not.toBe(true);
+      }
+      for (let i = 0; i < 4; i++) await call(owner.client, 'task_create', { title: `walk ${i}` });
+      for (let i = 0; i < 4; i++) await call(owner.client, 'task_comment', { id: 2, body: `c${i}` });
+      await db.sql(
+        `UPDATE messages SET created_at = ${big(1)} WHERE body = 'w1'; UPDATE messages SET created_at = ${big(2)} WHERE body = 'w2';
+         UPDATE tasks SET updated_at = ${big(1)} WHERE title = 'walk 1'; UPDATE tasks SET updated_at = ${big(2)} WHERE title = 'walk 2';
+         UPDATE task_labels SET updated_at = ${big(1)} WHERE task_id IN (SELECT id FROM tasks WHERE title = 'walk 1');
+         UPDATE comments SET created_at = ${big(1)} WHERE body = 'c1'; UPDATE comments SET created_at = ${big(2)} WHERE body = 'c2'`,
+      );
+      const walk = async (tool: string, args: Record<string, unknown>, items: string, cursorArg: string, nextKey: string, limitArg = 'limit'): Promise<number[]> => {
+        const ids: number[] = [];
+        let cursor: unknown;
+        for (let n = 0; n < 40; n++) {
+          const r = await call(owner.client, tool, { ...args, [limitArg]: 1, ...(cursor === undefined ? {} : { [cursorArg]: cursor }) });
+          expect(r.isError, `${tool}: ${r.content?.[0]?.text}`).not.toBe(true);
+          ids.push(...(r.structuredContent?.[items] as { id: number }[]).map((x) => x.id));
+          cursor = r.structuredContent?.[nextKey];
+          if (cursor === undefined) return ids;
+        }
+        throw new Error(`${tool}: still paging after 40 pages: ${ids.join(',')}`);
+      };
+      const messages = await walk('message_history_read', { channel: 'walk' }, 'messages', 'cursor', 'next_cursor');
+      expect(messages).toHaveLength(4);
+      expect(new Set(messages).size).toBe(4);
+      const tasks = await walk('list_tasks', {}, 'tasks', 'cursor', 'next_cursor');
+      expect(new Set(tasks).size).toBe(tasks.length);
+      expect(tasks.length).toBeGreaterThanOrEqual(5);
+      const comments = await walk('task_get', { id: 2 }, 'comments', 'comments_cursor', 'comments_next_cursor', 'comments_limit');
+      expect(comments).toHaveLength(4);
+      expect(new Set(comments).size).toBe(4);
+    });
   });
 }

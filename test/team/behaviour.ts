@@ -54,7 +54,7 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
       for (let n = 0; ; n++) {
         const page = await store.history('general', after, 17);
         for (const m of page.rows) {
-          if (last !== undefined) expect(m.created_at < last.at || (m.created_at === last.at && m.id < last.id)).toBe(true);
+          if (last !== undefined) expect(m.created_at < Number(last.at) || (m.created_at === Number(last.at) && m.id < last.id)).toBe(true);
           last = { at: m.created_at, id: m.id };
           seen.push(m.id);
         }
