@@ -226,6 +226,10 @@ export function defineMutationTool<S extends Shape, O extends Shape, R extends T
     idempotent?: boolean;
   },
 ): void {
+  // The SDK checks a result against the output schema after the handler, outside the call
+  // pipeline: a mutation's answer that failed there would reach the model as a protocol error after
+  // its write. It is checked here first, so that such an answer is APPLIED.
+  const output = z.object(spec.outputSchema);
   register(
     ctx,
     spec,
@@ -235,6 +239,8 @@ export function defineMutationTool<S extends Shape, O extends Shape, R extends T
       const page = await spec.run(parsedArgs<S>(args), call);
       // The mutation returned: its write is made, so nothing after this may answer a failure.
       call.markApplied(spec.name, identifiersOf(page));
+      const checked = output.safeParse(page);
+      if (!checked.success) throw new Error(`${spec.name}'s answer does not match its output schema: ${checked.error.issues[0]?.message ?? 'invalid'}`);
       return structured(page);
     },
     spec.outputSchema,

@@ -27,7 +27,15 @@ export function markingWrites(store: TeamStore, mark: (what: string, known: Reco
       if (receipt === undefined) return method.bind(target);
       return async (...args: unknown[]) => {
         const result = await method.apply(target, args);
-        mark(key as string, receipt(result, args));
+        // Marked first, whatever the receipt does: a receipt that cannot be built (a value of an
+        // unexpected shape) leaves the call applied with less said about it, never unmarked.
+        let known: Record<string, unknown> = {};
+        try {
+          known = receipt(result, args);
+        } catch {
+          // the write stands; what identifies it is unknown
+        }
+        mark(key as string, known);
         return result;
       };
     },
