@@ -185,7 +185,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     example: 'mcp-budget team --root . add alice --role lead',
     notes: [
       'import reads JSON Lines, one object per line (kind: member, channel, message, task, comment), into SQLite or PostgreSQL; a bad line stops it (lines before its batch stay imported) unless --skip-bad-lines.',
-      'check lists rows stored before today\'s checks (a time outside years 1-9999, an id past 2^53, a NUL in a text) and exits 1 when there are any; serve reports the same on stderr.',
+      'check lists rows stored before today\'s checks (a time outside years 1-9999, an id past 2^53, a NUL in a text, a value of another type in a SQLite column) and exits 1 when there are any; serve reports the same on stderr.',
     ],
   },
   {

@@ -153,7 +153,8 @@ export function num(pos: Record<string, unknown>, key: string): number {
 /** A cursor's chronology position (`a`: a time, a decimal string for one past 2^53; `i`: an id). */
 export function timeKeyOf(pos: Record<string, unknown>): TimeKey {
   const a = pos.a;
-  if (typeof a === 'string' && /^-?[0-9]{1,19}$/.test(a)) return { at: a, id: num(pos, 'i') };
+  // A string only this server wrote (the cursor is signed): an exact integer, or a text time a hand-written SQLite row holds.
+  if (typeof a === 'string' && a.length <= 256) return { at: a, id: num(pos, 'i') };
   return { at: num(pos, 'a'), id: num(pos, 'i') };
 }
 

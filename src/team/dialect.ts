@@ -78,6 +78,8 @@ export interface TeamDialect {
   contains(column: string): string;
   /** A condition: `column` holds a NUL character (`false` where the database cannot store one). */
   hasNul(column: string): string;
+  /** A condition: `column` holds a value of another type than `kind` (`false` where the database's column types forbid it). */
+  notKind(column: string, kind: 'text' | 'integer'): string;
   /** What follows a `SELECT` of a row the write will change, to lock it (may be empty). */
   readonly forUpdate: string;
 

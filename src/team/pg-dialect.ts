@@ -85,6 +85,10 @@ export class PgDialect implements TeamDialect {
     return 'false'; // a PostgreSQL text cannot hold one
   }
 
+  notKind(): string {
+    return 'false'; // the column's type is enforced
+  }
+
   rankMessages = rankMessageWindow;
   messageHits = messageHits;
   rankTasks = rankTasks;

@@ -91,8 +91,10 @@ export function* withExactTimes<R extends { id: number; at_key?: string }>(rows:
   for (const r of rows) {
     if (Number.isSafeInteger(time(r))) continue;
     const row = yield* q.get<{ k: string }>(sql, [r.id]);
-    // An integer read rounded; a SQLite REAL (`1e300`) is exact as the number it was read as.
-    if (row !== undefined && /^-?[0-9]+$/.test(String(row.k))) r.at_key = String(row.k);
+    // An integer read rounded, or a text SQLite let a hand-written row hold (`yesterday`: it sorts
+    // after every number, and the same text bound back finds its place); a SQLite REAL (`1e300`)
+    // is exact as the number it was read as.
+    if (row !== undefined && (/^-?[0-9]+$/.test(String(row.k)) || typeof time(r) !== 'number')) r.at_key = String(row.k);
   }
   return rows;
 }

@@ -42,15 +42,23 @@ const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /**
  * Check ids in `(after, after + span]` of every table; at most `keep` issues per table are
- * returned. `hasNul(column)` is the dialect's condition for a NUL inside a text (a database that
- * cannot store one says `false`).
+ * returned. `hasNul(column)` is the dialect's condition for a NUL inside a text, `notKind` for a
+ * value of another type than the column's (a database that cannot store one says `false`).
  */
-export function* checkStoredValues(after: number, span: number, keep: number, hasNul: (column: string) => string): Rule<StoredValueWindow> {
+export function* checkStoredValues(
+  after: number,
+  span: number,
+  keep: number,
+  hasNul: (column: string) => string,
+  notKind: (column: string, kind: 'text' | 'integer') => string,
+): Rule<StoredValueWindow> {
   const issues: StoredValueIssue[] = [];
   let next: number | undefined;
   for (const t of CHECKED) {
     const reasons = [
       ...t.times.map((c) => `CASE WHEN ${c} < ? OR ${c} > ? THEN '${c} outside the times readers show' END`),
+      ...t.times.map((c) => `CASE WHEN ${notKind(c, 'integer')} THEN '${c} not a whole number' END`),
+      ...t.texts.map((c) => `CASE WHEN ${notKind(c, 'text')} THEN '${c} not a text' END`),
       `CASE WHEN id > ${MAX_ID} THEN 'id past 2^53' END`,
       ...t.texts.map((c) => `CASE WHEN ${hasNul(c)} THEN 'NUL in ${c}' END`),
     ];

@@ -17,11 +17,11 @@ const TASK_PREFIX_CHARS = TEAM_READ_LIMITS.taskPreviewBytes;
 export const MESSAGE_FROM = `messages m JOIN channels c ON c.id = m.channel_id LEFT JOIN members a ON a.id = m.author_id`;
 
 /** Columns of a message page row: the body as a prefix, `truncated` saying whether it was cut. */
-export const MESSAGE_PAGE_COLUMNS = `m.id, c.name AS channel, a.name AS author, substr(m.body, 1, ${MESSAGE_PREFIX_CHARS}) AS body,
-  length(m.body) > ${MESSAGE_PREFIX_CHARS} AS truncated, m.reply_to, m.created_at`;
+export const MESSAGE_PAGE_COLUMNS = `m.id, c.name AS channel, a.name AS author, substr(CAST(m.body AS TEXT), 1, ${MESSAGE_PREFIX_CHARS}) AS body,
+  length(CAST(m.body AS TEXT)) > ${MESSAGE_PREFIX_CHARS} AS truncated, m.reply_to, m.created_at`;
 
 /** Columns of one whole message. */
-export const MESSAGE_COLUMNS = `m.id, c.name AS channel, a.name AS author, m.body, m.reply_to, m.created_at`;
+export const MESSAGE_COLUMNS = `m.id, c.name AS channel, a.name AS author, CAST(m.body AS TEXT) AS body, m.reply_to, m.created_at`;
 
 /** Tasks joined to their assignee and creator. */
 export const TASKS_FROM = `tasks t LEFT JOIN members a ON a.id = t.assignee_id LEFT JOIN members c ON c.id = t.created_by`;
@@ -31,12 +31,15 @@ export const TASKS_FROM = `tasks t LEFT JOIN members a ON a.id = t.assignee_id L
  * `labels`: the dialect's expression of the task's labels as a JSON array, by name.
  */
 export function taskColumns(body: string, labels: string): string {
-  return `t.id, t.title, ${body} AS body, length(t.body) > ${TASK_PREFIX_CHARS} AS truncated, t.status, t.priority,
+  return `t.id, CAST(t.title AS TEXT) AS title, ${body} AS body, length(CAST(t.body AS TEXT)) > ${TASK_PREFIX_CHARS} AS truncated, t.status, t.priority,
   a.name AS assignee, c.name AS created_by, t.created_at, t.updated_at, ${labels} AS labels`;
 }
 
 /** The page form of a task's body. */
-export const TASK_PAGE_BODY = `substr(t.body, 1, ${TASK_PREFIX_CHARS})`;
+export const TASK_PAGE_BODY = `substr(CAST(t.body AS TEXT), 1, ${TASK_PREFIX_CHARS})`;
+
+/** The whole body of one task. */
+export const TASK_WHOLE_BODY = `CAST(t.body AS TEXT)`;
 
 /** A comparison as either engine returns it. */
 type Flag = number | boolean;

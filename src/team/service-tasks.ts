@@ -10,7 +10,7 @@ import { TEAM_INPUT_CAPS } from './limits.js';
 import { pageOf, insertedId, q, withExactTimes, type Rule } from './rule.js';
 import type { MemberRules } from './service-members.js';
 import { noAssignee, noTask } from './service-errors.js';
-import { TASKS_FROM, TASK_PAGE_BODY, taskColumns, toTask, type PageTask, type TaskRow } from './service-rows.js';
+import { TASKS_FROM, TASK_PAGE_BODY, TASK_WHOLE_BODY, taskColumns, toTask, type PageTask, type TaskRow } from './service-rows.js';
 import { taskListQuery } from './service-task-list.js';
 import { TeamError, type Comment, type Member, type NewTask, type Page, type RankKey, type Task, type TaskChanges, type TaskFilter, type TaskHit, type TaskStatus, type TimeKey, type ExactTime } from './types.js';
 import { ByteTotal, checkLabels, checkPriority, checkStatus, checkText, taskIdOf } from './validate.js';
@@ -20,7 +20,7 @@ const TOUCH_LABELS = `UPDATE task_labels SET updated_at = ? WHERE task_id = ?`;
 const DROP_LABELS = `DELETE FROM task_labels WHERE task_id = ?`;
 const LAST_ID = `SELECT max(id) AS id FROM tasks`;
 const INSERT_COMMENT = `INSERT INTO comments (task_id, author_id, body, created_at) VALUES (?, ?, ?, ?) RETURNING id`;
-const COMMENTS = `SELECT k.id, k.task_id, a.name AS author, k.body, k.created_at FROM comments k LEFT JOIN members a ON a.id = k.author_id WHERE k.task_id = ?`;
+const COMMENTS = `SELECT k.id, k.task_id, a.name AS author, CAST(k.body AS TEXT) AS body, k.created_at FROM comments k LEFT JOIN members a ON a.id = k.author_id WHERE k.task_id = ?`;
 const COMMENTS_FIRST = `${COMMENTS} ORDER BY k.created_at DESC, k.id DESC LIMIT ?`;
 const COMMENTS_AFTER = `${COMMENTS} AND (k.created_at, k.id) < (?, ?) ORDER BY k.created_at DESC, k.id DESC LIMIT ?`;
 const EXACT_COMMENT_TIME = `SELECT CAST(created_at AS TEXT) AS k FROM comments WHERE id = ?`;
@@ -46,7 +46,7 @@ export class TaskRules {
   ) {
     this.pageColumns = taskColumns(TASK_PAGE_BODY, d.taskLabels);
     this.byId = `SELECT ${this.pageColumns} FROM ${TASKS_FROM} WHERE t.id = ?`;
-    this.byIdWhole = `SELECT ${taskColumns('t.body', d.taskLabels)} FROM ${TASKS_FROM} WHERE t.id = ?`;
+    this.byIdWhole = `SELECT ${taskColumns(TASK_WHOLE_BODY, d.taskLabels)} FROM ${TASKS_FROM} WHERE t.id = ?`;
     this.updatedAt = `SELECT updated_at FROM tasks WHERE id = ?${d.forUpdate}`;
   }
 

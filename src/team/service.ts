@@ -138,7 +138,7 @@ export class TeamService<D extends TeamDialect = TeamDialect> implements TeamSto
   }
 
   checkStoredValues(after: number, span: number, keep: number): Promise<StoredValueWindow> {
-    return this.dialect.read(checkStoredValues(after, span, keep, (c) => this.dialect.hasNul(c)));
+    return this.dialect.read(checkStoredValues(after, span, keep, (c) => this.dialect.hasNul(c), (c, k) => this.dialect.notKind(c, k)));
   }
 
   close(): Promise<void> {

@@ -76,6 +76,10 @@ export class SqliteDialect implements TeamDialect {
     return `instr(${column}, char(0)) > 0`;
   }
 
+  notKind(column: string, kind: 'text' | 'integer'): string {
+    return `typeof(${column}) <> '${kind}'`;
+  }
+
   rankMessages = rankMessageWindow;
   messageHits = messageHits;
   rankTasks = rankTasks;

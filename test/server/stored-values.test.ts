@@ -227,6 +227,41 @@ for (const engine of ENGINES) {
       const comments = await walk('task_get', { id: 2 }, 'comments', 'comments_cursor', 'comments_next_cursor', 'comments_limit');
       expect(comments).toHaveLength(4);
       expect(new Set(comments).size).toBe(4);
+
+      if (engine.name !== 'sqlite') return;
+      // SQLite keeps whatever a hand-written row gives a column: a BLOB body or title, a text time.
+      await db.sql(
+        `UPDATE messages SET body = CAST('blob body' AS BLOB) WHERE body = 'w0'; UPDATE messages SET created_at = 'yesterday' WHERE body = 'w3';
+         UPDATE tasks SET title = CAST('blob title' AS BLOB) WHERE title = 'walk 0'; UPDATE tasks SET updated_at = 'soon' WHERE title = 'walk 3';
+         UPDATE comments SET body = CAST('blob comment' AS BLOB) WHERE body = 'c0'; UPDATE comments SET created_at = 'later' WHERE body = 'c3'`,
+      );
+      expect(await walk('message_history_read', { channel: 'walk' }, 'messages', 'cursor', 'next_cursor')).toHaveLength(4);
+      expect(new Set(await walk('list_tasks', {}, 'tasks', 'cursor', 'next_cursor')).size).toBe(tasks.length);
+      expect(await walk('task_get', { id: 2 }, 'comments', 'comments_cursor', 'comments_next_cursor', 'comments_limit')).toHaveLength(4);
+      for (const [tool, args] of [
+        ['message_search', { q: 'blob' }],
+        ['search_tasks', { q: 'walk' }],
+        ['list_tasks', { limit: 50 }],
+        ['message_history_read', { channel: 'walk', limit: 10 }],
+      ] as const) {
+        const r = await call(owner.client, tool, args);
+        expect(r.isError, `${tool}: ${r.content?.[0]?.text}`).not.toBe(true);
+      }
+      const blobTask = (await call(owner.client, 'list_tasks', { limit: 50 })).structuredContent?.tasks as { id: number; title: string }[];
+      const id = blobTask.find((t) => t.title === 'blob title')?.id;
+      expect(id).toBeDefined();
+      const one = await call(owner.client, 'task_get', { id });
+      expect(one.isError, one.content?.[0]?.text).not.toBe(true);
+      // and the check names each of them
+      const store = await db.store();
+      try {
+        const found = new Set((await store.checkStoredValues(0, 2 ** 52, 1000)).issues.map((i) => `${i.table} ${i.why}`));
+        for (const why of ['messages body not a text', 'tasks title not a text', 'comments body not a text']) {
+          expect(found.has(why), `${why} in ${[...found].join('; ')}`).toBe(true);
+        }
+      } finally {
+        await store.close();
+      }
     });
   });
 }
