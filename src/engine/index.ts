@@ -52,4 +52,4 @@ export { SCALAR_START, scalarComplete, stepScalar } from './json-scalar.js';
 export { Byte, endsScalar, isDigit, isWs, skipWs } from './json-bytes.js';
 export { MIRROR_SUMMARY } from './text-mirror.js';
 export { Tokenizer } from './tokenizer.js';
-export { cutString, type Cut } from './wire.js';
+export { cutString, mirrorLength, type Cut } from './wire.js';

@@ -5,7 +5,7 @@
  * and team failures turned into tool failures with the workspace codes.
  */
 import { z } from 'zod';
-import { cutString } from '../engine/index.js';
+import { cutString, mirrorLength } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
 import type { CursorCodec } from '../shared/cursor.js';
 import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore, type TimeKey } from '../team/index.js';
@@ -106,13 +106,24 @@ export const pageFields = {
  * so the result budget never has to, and `has_more` / `next_cursor` continue from the last kept.
  */
 export function fitItems(items: readonly object[], page: PageBudget, reservedBytes = 0): number {
-  let bytes = reservedBytes;
+  // Sized by what each item weighs: its JSON once in the structure and once escaped in the text
+  // mirror (quotes and backslashes doubled), against the room the page budget leaves both (three
+  // times its structure bound, assuming a mirror of twice the structure) and the mirror's own
+  // (twice it). Sizing by the worst case (every byte doubled) filled a quarter of the budget.
+  const total = 3 * page.maxPageBytes;
+  const mirrorRoom = 2 * page.maxPageBytes;
+  let structure = reservedBytes;
+  let mirror = 2 * reservedBytes;
   for (let i = 0; i < items.length; i++) {
-    bytes += Buffer.byteLength(JSON.stringify(items[i])) + 1;
-    if (bytes > page.maxPageBytes && i > 0) return i;
+    const json = JSON.stringify(items[i]);
+    structure += utf8Bytes(json) + 1;
+    mirror += mirrorLength(json) + 1;
+    if ((structure + mirror > total || mirror > mirrorRoom) && i > 0) return i;
   }
   return items.length;
 }
+
+const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /**
  * Bytes a search page's own fields may take beyond the page overhead: the echoed query and the
