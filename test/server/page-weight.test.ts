@@ -33,7 +33,8 @@ function body(i: number): string {
 
 beforeAll(async () => {
   const store = openSqliteTeamStore(db);
-  const owner = await store.addFirstOwner('olga');
+  await store.addFirstOwner('olga');
+  const owner = (await store.getMember('olga'))!;
   for (let i = 0; i < ROWS; i++) {
     await store.sendMessage(owner, { channel: 'w', body: `${body(i)} findme` });
     await store.createTask(owner, { title: `task ${i} ${body(i)}`.slice(0, 200), body: body(i) });

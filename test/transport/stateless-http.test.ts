@@ -60,9 +60,11 @@ async function statelessEndpoint(withCatalog: boolean): Promise<URL> {
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       const tools = withCatalog ? await toolCatalogOf(server) : undefined;
       // A transport per request: no handle could be read back, so no continuation (as the README advises).
-      await server.connect(withResultBudget(transport, { maxResultBytes: MAX, continuation: false, ...(tools ? { tools } : {}) }));
+      const budgeted = withResultBudget(transport, { maxResultBytes: MAX, continuation: false, ...(tools ? { tools } : {}) });
+      await server.connect(budgeted);
       res.on('close', () => void server.close());
-      await transport.handleRequest(req, res);
+      // The decorated transport keeps the wrapped one's members, typed: `handleRequest` reaches it.
+      await budgeted.handleRequest(req, res);
     })();
   });
   servers.push(http);

@@ -145,11 +145,35 @@ function checkMessageCap(n: number | undefined): number {
 }
 
 /**
- * Wrap a transport so that every `tools/call` result it sends is bounded. Works around stdio,
- * Streamable HTTP and in-memory transports alike; `extra` and `sessionId` pass through.
+ * The decorated transport: the `Transport` face bounded, and every other member of the transport
+ * it wraps (a Streamable HTTP transport's `handleRequest`, say) reaching that transport.
  */
-export function withResultBudget<T extends Transport>(transport: T, options: ResultBudgetOptions = {}): Transport {
-  return new ResultBudgetTransport(transport, options);
+export type BudgetedTransport<T extends Transport> = Transport & Omit<T, keyof Transport>;
+
+/** The members the decorator answers itself; any other goes to the wrapped transport. */
+const OWN = new Set<PropertyKey>(['onclose', 'onerror', 'onmessage', 'sessionId', 'setProtocolVersion', 'start', 'close', 'send']);
+
+/**
+ * Wrap a transport so that every `tools/call` result it sends is bounded. Works around stdio,
+ * Streamable HTTP and in-memory transports alike; `extra` and `sessionId` pass through, and the
+ * wrapped transport's own members stay reachable on the result (its type keeps them): an inbound
+ * method such as `handleRequest` delivers to the decorator, which bounds what goes back.
+ */
+export function withResultBudget<T extends Transport>(transport: T, options: ResultBudgetOptions = {}): BudgetedTransport<T> {
+  const budgeted = new ResultBudgetTransport(transport, options);
+  return new Proxy(budgeted, {
+    get(target, key) {
+      if (OWN.has(key) || !(key in transport)) return Reflect.get(target, key, target);
+      const v: unknown = Reflect.get(transport, key, transport);
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(transport) : v;
+    },
+    set(target, key, value) {
+      return OWN.has(key) || !(key in transport) ? Reflect.set(target, key, value, target) : Reflect.set(transport, key, value, transport);
+    },
+    has(target, key) {
+      return OWN.has(key) || key in transport || key in target;
+    },
+  }) as unknown as BudgetedTransport<T>;
 }
 
 /** The part of an SDK `McpServer` that {@link toolCatalogOf} reads. */
