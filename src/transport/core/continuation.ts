@@ -13,6 +13,7 @@ import {
   CONTINUATION_LISTED,
   CONTINUATION_TOOL,
   continuationReserveBytes,
+  HANDLE_CHARS,
   isBudgetError,
   LIMITS,
   MAX_POINTER_BYTES,
@@ -24,6 +25,7 @@ import {
   type BudgetOptions,
   type BudgetReport,
   type ContinuationOffer,
+  type ReadStart,
   type ResolvedLimits,
 } from '../../engine/index.js';
 import { ERROR_META_KEY } from '../../shared/meta.js';
@@ -123,18 +125,34 @@ export class ConnectionContinuation {
     const report = isObject(meta) ? (meta[REPORT_KEY] as BudgetReport | undefined) : undefined;
     if (!this.active || !isObject(report)) return sent;
     const settings = this.store.settings;
-    let kept = original;
-    let bytes = Buffer.byteLength(JSON.stringify(original));
-    let complete = true;
     // One result is held to the smallest cap: a result larger than the session's or the process's
     // room would evict itself at once.
     const cap = Math.min(settings.maxResultBytes, settings.maxSessionBytes, settings.maxProcessBytes);
-    if (bytes > cap) {
-      // Larger than one result may hold: its beginning is kept, and the offer says it is not whole.
-      kept = beginningOf(original, cap);
-      bytes = Buffer.byteLength(JSON.stringify(kept));
+    // A snapshot, not the caller's object (a handler may change or share it after returning): what
+    // is read back is what was cut. A result whose JSON is over V8's string length keeps its beginning.
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(original);
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
+    }
+    let kept = json === undefined ? beginningOf(original, cap) : (JSON.parse(json) as Json);
+    let keptJson = json === undefined ? Buffer.byteLength(JSON.stringify(kept)) : Buffer.byteLength(json);
+    // Measured whole (a walk no costlier than the JSON already made), so the scaling below is exact.
+    let bytes = heldBytes(kept, keptJson, Infinity);
+    let complete = json !== undefined;
+    // The caps count what the kept value takes in memory, not its JSON (an array of empty objects
+    // takes twenty times its JSON): larger than one result may hold, its beginning is kept (its
+    // JSON scaled by how much more it weighs), and the offer says it is not whole.
+    for (let tries = 0; bytes > cap && tries < 8; tries++) {
+      const target = Math.floor(keptJson * (cap / bytes) * 0.97);
+      if (target < 64) break;
+      kept = beginningOf(original, target);
+      keptJson = Buffer.byteLength(JSON.stringify(kept));
+      bytes = heldBytes(kept, keptJson, Infinity);
       complete = false;
     }
+    if (bytes > cap) return sent;
     const starts = planReads(kept, withoutBudgetParts(sent, kept));
     if (starts.length === 0) return sent;
     const entry = this.store.put(this.session, caller, kept, bytes, starts);
@@ -210,12 +228,35 @@ export function limitsWithOfferRoom(limits: ResolvedLimits): ResolvedLimits | un
   }
 }
 
-/** The offer an earlier pass wrote into this result's report (an upstream that bounds too), if any. */
+/** A handle as a store makes it (16 random bytes, base64url), an expiry as an offer writes it, a pointer of plain key characters. */
+const HANDLE = new RegExp(`^[A-Za-z0-9_-]{${HANDLE_CHARS}}$`);
+const EXPIRY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const PLAIN_POINTER = /^(\/[A-Za-z0-9_.~-]{0,64}){0,16}$/;
+
+/**
+ * The offer an earlier pass wrote into this result's report (an upstream that bounds too), if any,
+ * rebuilt from its fields as an offer has them: its words reach the notice this layer writes, so
+ * an upstream's text can never pass for the budget's own (a handle of another form, an expiry that
+ * is not a time, or a path of other characters is no offer; a path that is not plain is left out).
+ */
 export function offerIn(result: unknown): ContinuationOffer | undefined {
   if (!isObject(result) || !isObject(result._meta)) return undefined;
   const report = result._meta[REPORT_KEY];
   const c = isObject(report) ? report.continuation : undefined;
-  return isObject(c) && c.tool === CONTINUATION_TOOL && typeof c.handle === 'string' ? (c as unknown as ContinuationOffer) : undefined;
+  if (!isObject(c) || c.tool !== CONTINUATION_TOOL || typeof c.handle !== 'string' || !HANDLE.test(c.handle)) return undefined;
+  if (typeof c.expires_at !== 'string' || !EXPIRY.test(c.expires_at) || !Array.isArray(c.paths)) return undefined;
+  const paths = c.paths
+    .filter((p): p is ReadStart => isObject(p) && typeof p.path === 'string' && PLAIN_POINTER.test(p.path) && Number.isSafeInteger(p.position) && (p.position as number) >= 0)
+    .map((p) => ({ path: p.path, position: p.position }))
+    .slice(0, CONTINUATION_LISTED);
+  return {
+    tool: CONTINUATION_TOOL,
+    handle: c.handle,
+    expires_at: c.expires_at,
+    paths,
+    paths_capped: c.paths_capped === true || paths.length < c.paths.length,
+    ...(c.complete === false ? { complete: false } : {}),
+  };
 }
 
 /**
@@ -252,6 +293,36 @@ export function attachOffer(sent: Json, offer: ContinuationOffer, limits: Resolv
     if (Buffer.byteLength(JSON.stringify(candidate)) <= limits.maxResultBytes) return candidate;
   }
   return sent;
+}
+
+/**
+ * Bytes `value` holds in memory, estimated from above for V8 (an object's header and each of its
+ * properties, an array's slots, a string's characters at one byte, or two beyond Latin-1, a
+ * number's box), and never less
+ * than its JSON (`jsonBytes`); the walk stops once past `stopAt`. Iterative: any depth.
+ */
+const TWO_BYTE = /[^\u0000-\u00ff]/;
+
+export function heldBytes(value: unknown, jsonBytes: number, stopAt: number): number {
+  let bytes = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && bytes <= stopAt) {
+    const v = stack.pop();
+    if (typeof v === 'string') bytes += 24 + (TWO_BYTE.test(v) ? 2 : 1) * v.length;
+    else if (typeof v === 'number') bytes += 16;
+    else if (Array.isArray(v)) {
+      bytes += 32 + 8 * v.length;
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      bytes += 64 + 24 * keys.length;
+      for (const k of keys) {
+        bytes += 2 * k.length;
+        stack.push((v as Json)[k]);
+      }
+    } else bytes += 8;
+  }
+  return Math.max(bytes, jsonBytes);
 }
 
 /** The beginning of a result too large to keep whole: bounded to `bytes` with no other bound in the way, its own report and notice removed. */

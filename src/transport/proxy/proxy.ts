@@ -307,6 +307,8 @@ class Proxy {
   private finish(code: number): void {
     if (this.finished) return;
     this.finished = true;
+    // The session is over: its continuation handles end with it.
+    this.budget.close();
     if (this.killTimer !== undefined) clearTimeout(this.killTimer);
     // The server is done: what it still writes to stderr is no longer passed on.
     const serverErr = this.child?.stderr;
