@@ -160,8 +160,9 @@ class Proxy {
     const max = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     let scanner: EnvelopeScanner | undefined;
     const framer = new LineFramer(max, {
-      line: (bytes) => {
-        if (this.noteRequest(bytes)) return;
+      line: (line) => {
+        const bytes = this.noteRequest(line);
+        if (bytes === undefined) return;
         if (!toServer.write(Buffer.concat([bytes, NEWLINE]))) {
           o.stdin.pause();
           toServer.once('drain', () => o.stdin.resume());
@@ -203,21 +204,40 @@ class Proxy {
     });
   }
 
-  /** Remember a client line's requests; true when the proxy answered it itself (a call to the reading tool). */
-  private noteRequest(bytes: Buffer): boolean {
+  /**
+   * Remember a client line's requests, and answer its calls of the reading tool here (never passed
+   * on: a handle is this session's). Returns what goes on to the server: the line, the rest of a
+   * batch without those calls (their answers come back as a batch of their own), or nothing.
+   */
+  private noteRequest(bytes: Buffer): Buffer | undefined {
     let msg: unknown;
     try {
       msg = JSON.parse(bytes.toString('utf8'));
     } catch {
-      return false; // the server answers a parse error itself
+      return bytes; // the server answers a parse error itself
     }
-    const local = Array.isArray(msg) ? undefined : this.budget.answerLocally(msg);
-    if (local !== undefined) {
-      this.sendToClient(JSON.stringify(local) + '\n');
-      return true;
+    if (!Array.isArray(msg)) {
+      const local = this.budget.answerLocally(msg);
+      if (local !== undefined) {
+        this.sendToClient(JSON.stringify(local) + '\n');
+        return undefined;
+      }
+      this.budget.inbound(msg);
+      return bytes;
     }
-    for (const m of Array.isArray(msg) ? msg : [msg]) this.budget.inbound(m);
-    return false;
+    const answers: unknown[] = [];
+    const rest: unknown[] = [];
+    for (const m of msg) {
+      const local = this.budget.answerLocally(m);
+      if (local !== undefined) answers.push(local);
+      else {
+        this.budget.inbound(m);
+        rest.push(m);
+      }
+    }
+    if (answers.length > 0) this.sendToClient(JSON.stringify(answers) + '\n');
+    if (answers.length === 0) return bytes;
+    return rest.length === 0 ? undefined : Buffer.from(JSON.stringify(rest));
   }
 
   /**
