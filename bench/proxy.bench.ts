@@ -4,21 +4,27 @@
  * `withResultBudget` decorator add to a transport's send?
  *
  * Variants:
- *   - huge results (100 MB, 1 GB; id last): a raw client reading the upstream directly and only
- *     finding the newline (the scan floor) vs the same client through the proxy (peak RSS of the
- *     proxy from /usr/bin/time); baseline row: the SDK `Client` over `StdioClientTransport`
+ *   - huge results (100 MB, 1 GB; id last), the upstream writing pieces of BENCH_PROXY_PIECES KiB:
+ *     a raw client reading the upstream directly and only finding the newline (the scan floor) vs
+ *     the same client through the proxy, alternating within each round, the tools/call round trip
+ *     timed (peak RSS of the proxy from /usr/bin/time; its worst event-loop delay from
+ *     bench/loop-lag.mjs preloaded); baseline row: the SDK `Client` over `StdioClientTransport`
  *     reading 100 MB directly with its buffer cap raised (its reader re-concatenates per chunk);
- *   - small results (1 KB): round-trip latency and messages per second, direct vs through proxy;
+ *   - small results (1 KB): round-trip latency and messages per second, direct vs a proxy that
+ *     only copies bytes (null proxy) vs through proxy, in rounds with the order rotated;
  *   - decorator: `StdioServerTransport.send` of a fitting tools/call response, plain vs wrapped.
  * Fixture: bench/proxy-upstream.mjs (answers like an SDK server, the id last).
  * Command: npm run build && npm run bench:proxy   (BENCH_PROXY_SDK=0 skips the slow SDK row;
- *   BENCH_PROXY_SIZES=100,1024 chooses the huge sizes; BENCH_PROXY_ONLY=decorator runs only the
- *   decorator-overhead section; BENCH_PROXY_BASELINE=<another build's dist directory> adds that
- *   build's decorator to the same run, side by side; BENCH_PROXY_ROUNDS=5 rounds of the decorator
- *   section, task order rotated)
+ *   BENCH_PROXY_SIZES=100,1024 chooses the huge sizes; BENCH_PROXY_PIECES=4,64,1024 the upstream's
+ *   write size in KiB; BENCH_PROXY_HUGE_ROUNDS=3 and BENCH_PROXY_SMALL_ROUNDS=5 the rounds;
+ *   BENCH_PROXY_ONLY=decorator runs only the decorator-overhead section, BENCH_PROXY_DECORATOR=0
+ *   skips it; BENCH_PROXY_BASELINE=<another build's dist directory> adds that build's proxy (huge
+ *   results) and decorator to the same run, side by side; BENCH_PROXY_ROUNDS=5 rounds of the
+ *   decorator section, task order rotated)
  * Results: bench/RESULTS.md, section "Proxy and decorator (issue 4)".
- * Reading: ratios in the same run; goals: huge ≤ 2× floor and proxy RSS ≤ 100 MB; small latency
- *   ≤ 1.3× direct; decorator overhead ≤ 10% of the transport's own send time.
+ * Reading: ratios in the same run; goals (issue 26): huge ≤ 1.3× floor, proxy RSS ≤ 100 MB, no
+ *   event-loop delay over 10 ms; small round trip ≤ 1.1× the null proxy's (issue 4: ≤ 1.3×
+ *   direct); decorator overhead ≤ 10% of the transport's own send time.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
@@ -31,11 +37,15 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Bench } from 'tinybench';
 import { fitsWithinBudget, resolveLimits } from '../dist/engine/index.js';
 import { withResultBudget } from '../dist/transport/index.js';
-import { assert, fmt, machineLine, rows, table } from './util.js';
+import { assert, fmt, loadLine, machineLine, rows, table } from './util.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const upstream = ['node', join(root, 'bench', 'proxy-upstream.mjs')];
-const proxied = ['/usr/bin/time', '-f', '%M', 'node', join(root, 'dist', 'cli.js'), 'proxy', '--', ...upstream];
+// The proxy under /usr/bin/time (peak RSS, the last line of its stderr) with bench/loop-lag.mjs
+// preloaded (its worst event-loop delay after startup).
+const proxiedBy = (dist: string): string[] => ['/usr/bin/time', '-f', '%M', 'node', '--import', join(root, 'bench', 'loop-lag.mjs'), join(dist, 'cli.js'), 'proxy', '--', ...upstream];
+const proxied = proxiedBy(join(root, 'dist'));
+const baselineProxy = process.env.BENCH_PROXY_BASELINE === undefined ? undefined : proxiedBy(process.env.BENCH_PROXY_BASELINE);
 
 /** A minimal line client: counts a response's bytes without holding it. */
 class RawClient {
@@ -79,7 +89,7 @@ class RawClient {
 
   close(): Promise<void> {
     return new Promise((resolve) => {
-      this.p.on('exit', () => resolve());
+      this.p.on('close', () => resolve()); // after exit and the end of its output (stderr's last lines)
       this.p.stdin.end();
     });
   }
@@ -89,36 +99,65 @@ console.log(machineLine());
 const onlyDecorator = process.env.BENCH_PROXY_ONLY === 'decorator';
 const sizes = onlyDecorator ? [] : (process.env.BENCH_PROXY_SIZES ?? '100,1024').split(',').map(Number);
 
-// ---- huge results
+// ---- huge results: floor and proxy alternate within each round (rotating order), so load from
+// other work falls on both alike; the ratio is the median of the rounds' ratios.
 const hugeRows: string[][] = [];
-for (const mb of sizes) {
-  let proxyRss = 0;
-  let bounded = 0;
-  const bench = new Bench({ iterations: 3, time: 0, warmupIterations: 0, throws: true });
-  bench
-    .add('floor', async () => {
-      const c = new RawClient(upstream);
+const hugeRounds = Number(process.env.BENCH_PROXY_HUGE_ROUNDS ?? 3);
+const pieces = (process.env.BENCH_PROXY_PIECES ?? '1024').split(',').map(Number);
+const mid = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+const span = (xs: number[], f: (x: number) => string): string => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
+for (const kib of pieces) {
+  process.env.BENCH_UPSTREAM_PIECE = String(kib * 1024);
+  for (const mb of sizes) {
+    let proxyRss = 0;
+    let proxyLag = 0;
+    let bounded = 0;
+    const times = { floor: [] as number[], proxy: [] as number[], ratio: [] as number[], base: [] as number[], baseRatio: [] as number[] };
+    const once = async (cmd: string[]): Promise<{ ms: number; bytes: number; stderr: string }> => {
+      const c = new RawClient(cmd);
       await c.init();
+      const t0 = performance.now();
       const r = await c.request('tools/call', { name: 'huge_text', arguments: { mb } });
-      assert(r.bytes >= mb * 1024 * 1024, 'the floor read the whole result');
+      const ms = performance.now() - t0;
       await c.close();
-    })
-    .add('proxy', async () => {
-      const c = new RawClient(proxied);
-      await c.init();
-      const r = await c.request('tools/call', { name: 'huge_text', arguments: { mb } });
-      bounded = r.bytes;
-      await c.close();
-      proxyRss = Math.max(proxyRss, Number(c.stderr.trim().split('\n').pop()) / 1024);
-    });
-  await bench.run();
-  const r = rows(bench);
-  assert(bounded > 0 && bounded <= 65536 + 64, 'the proxy returned a bounded response');
-  const floor = r.get('floor')!.median;
-  const proxy = r.get('proxy')!.median;
-  hugeRows.push([`${mb} MB`, fmt(floor), fmt(proxy), (proxy / floor).toFixed(2) + '×', proxyRss.toFixed(1), String(bounded)]);
-  console.log(hugeRows.at(-1)!.join('  '));
+      return { ms, bytes: r.bytes, stderr: c.stderr };
+    };
+    for (let round = 0; round < hugeRounds; round++) {
+      const got: Record<string, { ms: number; bytes: number; stderr: string }> = {};
+      const order = baselineProxy === undefined ? ['floor', 'proxy'] : ['floor', 'proxy', 'baseline'];
+      for (let i = 0; i < order.length; i++) {
+        const which = order[(i + round) % order.length]!;
+        got[which] = await once(which === 'floor' ? upstream : which === 'proxy' ? proxied : baselineProxy!);
+      }
+      assert(got.floor!.bytes >= mb * 1024 * 1024, 'the floor read the whole result');
+      bounded = got.proxy!.bytes;
+      assert(bounded > 0 && bounded <= 65536 + 64, `the proxy returned a bounded response: ${got.proxy!.stderr}`);
+      proxyRss = Math.max(proxyRss, Number(/(\d+)\s*$/.exec(got.proxy!.stderr)![1]) / 1024);
+      proxyLag = Math.max(proxyLag, Number(/loop-lag-max-ms ([\d.]+)/.exec(got.proxy!.stderr)![1]));
+      times.floor.push(got.floor!.ms);
+      times.proxy.push(got.proxy!.ms);
+      times.ratio.push(got.proxy!.ms / got.floor!.ms);
+      if (got.baseline !== undefined) {
+        times.base.push(got.baseline.ms);
+        times.baseRatio.push(got.baseline.ms / got.floor!.ms);
+      }
+    }
+    hugeRows.push([
+      `${mb} MB`,
+      `${kib} KiB`,
+      `${fmt(mid(times.floor))} (${span(times.floor, fmt)})`,
+      `${fmt(mid(times.proxy))} (${span(times.proxy, fmt)})`,
+      `${mid(times.ratio).toFixed(2)}× (${span(times.ratio, (x) => x.toFixed(2))})`,
+      proxyRss.toFixed(1),
+      proxyLag.toFixed(1),
+      String(bounded),
+      loadLine(),
+      ...(times.base.length === 0 ? [] : [`${fmt(mid(times.base))} (${span(times.base, fmt)})`, `${mid(times.baseRatio).toFixed(2)}× (${span(times.baseRatio, (x) => x.toFixed(2))})`]),
+    ]);
+    console.log(hugeRows.at(-1)!.join('  '));
+  }
 }
+delete process.env.BENCH_UPSTREAM_PIECE;
 
 let sdkRow: string[] | undefined;
 if (!onlyDecorator && process.env.BENCH_PROXY_SDK !== '0') {
@@ -152,24 +191,43 @@ process.stdin.pipe(c.stdin); c.stdout.pipe(process.stdout); c.on('exit', (code) 
   const a = await direct.request('tools/call', { name: 'small', arguments: {} });
   const b = await through.request('tools/call', { name: 'small', arguments: {} });
   assert(a.bytes === b.bytes && a.head === b.head, 'a fitting 1 KB result passes the proxy byte for byte');
-  const small = new Bench({ time: 3000, warmupTime: 500 });
-  small
-    .add('direct', async () => void (await direct.request('tools/call', { name: 'small', arguments: {} })))
-    .add('null proxy', async () => void (await nullHop.request('tools/call', { name: 'small', arguments: {} })))
-    .add('proxy', async () => void (await through.request('tools/call', { name: 'small', arguments: {} })));
-  await small.run();
+  // Rounds of 1 s per variant, the order rotated each round; a ratio is the median of the
+  // rounds' ratios (each from the same round), with its range.
+  const smallRounds = Number(process.env.BENCH_PROXY_SMALL_ROUNDS ?? 5);
+  const clients: [string, RawClient][] = [
+    ['direct', direct],
+    ['null proxy', nullHop],
+    ['proxy', through],
+  ];
+  const med = new Map<string, number[]>(clients.map(([n]) => [n, []]));
+  const toDirect = new Map<string, number[]>(clients.map(([n]) => [n, []]));
+  const toNull: number[] = [];
+  for (let round = 0; round < smallRounds; round++) {
+    const small = new Bench({ time: 1000, warmupTime: 200 });
+    for (let i = 0; i < clients.length; i++) {
+      const [name, c] = clients[(i + round) % clients.length]!;
+      small.add(name, async () => void (await c.request('tools/call', { name: 'small', arguments: {} })));
+    }
+    await small.run();
+    const sr = rows(small);
+    for (const [name] of clients) {
+      med.get(name)!.push(sr.get(name)!.median);
+      toDirect.get(name)!.push(sr.get(name)!.median / sr.get('direct')!.median);
+    }
+    toNull.push(sr.get('proxy')!.median / sr.get('null proxy')!.median);
+  }
   await direct.close();
   await through.close();
   await nullHop.close();
-  const sr = rows(small);
-  const d = sr.get('direct')!;
-  const p = sr.get('proxy')!;
-  const nh = sr.get('null proxy')!;
-  smallRows = [
-    ['direct', fmt(d.median), (1000 / d.median).toFixed(0), '1.00×'],
-    ['null proxy (pipes only)', fmt(nh.median), (1000 / nh.median).toFixed(0), (nh.median / d.median).toFixed(2) + '×'],
-    ['through proxy', fmt(p.median), (1000 / p.median).toFixed(0), (p.median / d.median).toFixed(2) + '×'],
-  ];
+  const ratio = (xs: number[]): string => `${mid(xs).toFixed(2)}× (${span(xs, (x) => x.toFixed(2))})`;
+  smallRows = clients.map(([name]) => [
+    name === 'null proxy' ? 'null proxy (pipes only)' : name === 'proxy' ? 'through proxy' : name,
+    fmt(mid(med.get(name)!)),
+    (1000 / mid(med.get(name)!)).toFixed(0),
+    ratio(toDirect.get(name)!),
+    name === 'proxy' ? ratio(toNull) : '—',
+  ]);
+  smallRows.push(['load', loadLine(), '', '', '']);
 }
 
 // ---- decorator overhead on send: the transport writes into a real pipe, as it does in production
@@ -202,6 +260,7 @@ for (const [label, result] of [
   ['16 KB', { content: [{ type: 'text', text: 'line of output\n'.repeat(700) }], structuredContent: { items: items(150) } }],
   ['60 KB', { content: [{ type: 'text', text: 'line of "output"\n'.repeat(1500) }], structuredContent: { items: items(200), note: 'n'.repeat(6000) } }],
 ] as const) {
+  if (process.env.BENCH_PROXY_DECORATOR === '0') break;
   const response = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result }) as unknown as JSONRPCMessage;
   assert(fitsWithinBudget(result, resolveLimits({}), 'result'), `the ${label} response fits the default budget`);
   let id = 0;
@@ -245,7 +304,6 @@ for (const [label, result] of [
       overheads.set(name, [...(overheads.get(name) ?? []), (t - pl) / pl]);
     }
   }
-  const mid = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const pct = (name: string): string => {
     const o = overheads.get(name)!;
     return `${(mid(o) * 100).toFixed(1)}% (${(Math.min(...o) * 100).toFixed(0)}…${(Math.max(...o) * 100).toFixed(0)}%)`;
@@ -261,7 +319,9 @@ drain.stdin.end();
 
 if (hugeRows.length > 0) {
   console.log();
-  console.log(table(['upstream result', 'scan floor (direct, median)', 'through proxy (median)', 'ratio', 'proxy peak RSS MiB', 'bounded bytes'], hugeRows));
+  console.log(
+    table(['upstream result', 'upstream piece', 'floor: client reads the server directly, median (range)', 'through proxy, median (range)', 'ratio, median of rounds (range)', 'proxy peak RSS MiB', 'proxy worst loop delay ms', 'bounded bytes', 'load at the end', ...(baselineProxy === undefined ? [] : ['baseline proxy', 'baseline ratio'])], hugeRows),
+  );
 }
 if (sdkRow !== undefined) {
   console.log();
@@ -269,8 +329,7 @@ if (sdkRow !== undefined) {
 }
 if (smallRows !== undefined) {
   console.log();
-  console.log(table(['1 KB tools/call', 'round trip (median)', 'messages/s', 'ratio'], smallRows));
+  console.log(table(['1 KB tools/call', 'round trip (median of rounds)', 'messages/s', 'ratio to direct', 'ratio to null proxy'], smallRows));
 }
-console.log();
 const baseCols = baseWrapped === undefined ? [] : ['baseline build', 'baseline overhead'];
-console.log(table(['fitting response', 'StdioServerTransport.send', 'withResultBudget(…).send', 'overhead', ...baseCols], decoratorRows));
+if (decoratorRows.length > 0) console.log('\n' + table(['fitting response', 'StdioServerTransport.send', 'withResultBudget(…).send', 'overhead', ...baseCols], decoratorRows));
