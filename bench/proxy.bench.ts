@@ -5,9 +5,9 @@
  *
  * Variants:
  *   - huge results (100 MB, 1 GB; id last), the upstream writing pieces of BENCH_PROXY_PIECES KiB:
- *     a raw client reading the upstream directly and only finding the newline (the scan floor) vs
- *     the same client through the proxy, alternating within each round, the tools/call round trip
- *     timed (peak RSS of the proxy from /usr/bin/time; its worst event-loop delay from
+ *     a lean client process (bench/line-client.mjs) reading the upstream directly and only finding
+ *     the newline (the scan floor) vs the same client through the proxy, alternating within each
+ *     round, the tools/call round trip timed after startup (peak RSS of the proxy from /usr/bin/time; its worst event-loop delay from
  *     bench/loop-lag.mjs preloaded); baseline row: the SDK `Client` over `StdioClientTransport`
  *     reading 100 MB directly with its buffer cap raised (its reader re-concatenates per chunk);
  *   - small results (1 KB): round-trip latency and messages per second, direct vs a proxy that
@@ -26,7 +26,7 @@
  *   event-loop delay over 10 ms; small round trip ≤ 1.1× the null proxy's (issue 4: ≤ 1.3×
  *   direct); decorator overhead ≤ 10% of the transport's own send time.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,9 @@ const upstream = ['node', join(root, 'bench', 'proxy-upstream.mjs')];
 const proxiedBy = (dist: string): string[] => ['/usr/bin/time', '-f', '%M', 'node', '--import', join(root, 'bench', 'loop-lag.mjs'), join(dist, 'cli.js'), 'proxy', '--', ...upstream];
 const proxied = proxiedBy(join(root, 'dist'));
 const baselineProxy = process.env.BENCH_PROXY_BASELINE === undefined ? undefined : proxiedBy(process.env.BENCH_PROXY_BASELINE);
+
+/** bench/loop-lag.mjs counts from this long after the proxy starts; a huge call starts after it. */
+const LAG_SKIP_MS = 1000;
 
 /** A minimal line client: counts a response's bytes without holding it. */
 class RawClient {
@@ -113,18 +116,19 @@ for (const kib of pieces) {
     let proxyLag = 0;
     let bounded = 0;
     const times = { floor: [] as number[], proxy: [] as number[], ratio: [] as number[], base: [] as number[], baseRatio: [] as number[] };
+    // The client is a separate lean process (bench/line-client.mjs): the bench's own process would
+    // weigh on the direct read, which is the floor.
     const once = async (cmd: string[]): Promise<{ ms: number; bytes: number; stderr: string }> => {
-      const c = new RawClient(cmd);
-      await c.init();
-      const t0 = performance.now();
-      const r = await c.request('tools/call', { name: 'huge_text', arguments: { mb } });
-      const ms = performance.now() - t0;
-      await c.close();
-      return { ms, bytes: r.bytes, stderr: c.stderr };
+      const r = spawnSync('node', [join(root, 'bench', 'line-client.mjs'), String(mb), String(LAG_SKIP_MS + 100), ...cmd], {
+        encoding: 'utf8',
+        env: { ...process.env, LOOP_LAG_SKIP_MS: String(LAG_SKIP_MS) },
+      });
+      assert(r.status === 0, `the client exited ${r.status}: ${r.stderr}`);
+      return JSON.parse(r.stdout) as { ms: number; bytes: number; stderr: string };
     };
     for (let round = 0; round < hugeRounds; round++) {
       const got: Record<string, { ms: number; bytes: number; stderr: string }> = {};
-      const order = baselineProxy === undefined ? ['floor', 'proxy'] : ['floor', 'proxy', 'baseline'];
+      const order: string[] = baselineProxy === undefined ? ['floor', 'proxy'] : ['floor', 'proxy', 'baseline'];
       for (let i = 0; i < order.length; i++) {
         const which = order[(i + round) % order.length]!;
         got[which] = await once(which === 'floor' ? upstream : which === 'proxy' ? proxied : baselineProxy!);
@@ -138,6 +142,7 @@ for (const kib of pieces) {
       times.proxy.push(got.proxy!.ms);
       times.ratio.push(got.proxy!.ms / got.floor!.ms);
       if (got.baseline !== undefined) {
+        assert(got.baseline.bytes > 0 && got.baseline.bytes <= 65536 + 64, `the baseline proxy returned a bounded response: ${got.baseline.stderr}`);
         times.base.push(got.baseline.ms);
         times.baseRatio.push(got.baseline.ms / got.floor!.ms);
       }
@@ -177,7 +182,7 @@ if (!onlyDecorator && process.env.BENCH_PROXY_SDK !== '0') {
 
 // ---- small results
 let smallRows: string[][] | undefined;
-if (!onlyDecorator) {
+if (!onlyDecorator && process.env.BENCH_PROXY_SMALL_ROUNDS !== '0') {
   // A proxy that does nothing but pipe bytes both ways: what any extra process hop costs.
   const NULL_PROXY = `const { spawn } = require('node:child_process');
 const c = spawn(process.argv[1], process.argv.slice(2), { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -242,8 +247,8 @@ const deliver = innerForWrap.onmessage!;
 const baselineDir = process.env.BENCH_PROXY_BASELINE;
 let baseWrapped: ReturnType<typeof withResultBudget> | undefined;
 let baseDeliver: ((m: JSONRPCMessage) => void) | undefined;
-if (baselineDir !== undefined) {
-  const mod = (await import(join(baselineDir, 'transport', 'with-result-budget.js'))) as { withResultBudget: typeof withResultBudget };
+if (baselineDir !== undefined && process.env.BENCH_PROXY_DECORATOR !== '0') {
+  const mod = (await import(join(baselineDir, 'transport', 'index.js'))) as { withResultBudget: typeof withResultBudget };
   const inner = new StdioServerTransport(new PassThrough(), sink);
   baseWrapped = mod.withResultBudget(inner);
   baseWrapped.onmessage = () => undefined;

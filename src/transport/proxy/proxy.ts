@@ -26,6 +26,7 @@ import { ResponseBudget, type TruncationListener } from '../core/response-budget
 import { ServerOutput } from './server-output.js';
 import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
 import { StderrWarnings } from '../../shared/warnings.js';
+import { readPipe, type PipeReader } from '../../stream/pipe-reader.js';
 
 export interface ProxyOptions {
   command: string;
@@ -74,6 +75,10 @@ class Proxy {
   private readonly output: ServerOutput;
   /** A peer decides how many warnings there are: dropped and counted while stderr does not drain. */
   private readonly warnings: StderrWarnings;
+  /** The server's stdout, read into one reused buffer (`readPipe`). */
+  private fromServer: PipeReader | undefined;
+  /** The server's stdout ended (or failed): every line it wrote has been handled. */
+  private onServerEnd: () => void = () => undefined;
 
   constructor(
     private readonly o: ProxyOptions,
@@ -115,7 +120,6 @@ class Proxy {
     child.stderr!.on('error', () => undefined);
     child.stderr!.pipe(o.stderr, { end: false });
     this.wireClientToServer();
-    this.wireServerToClient();
     let stdoutEnded = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     const settle = (): void => {
@@ -128,15 +132,16 @@ class Proxy {
       if (!this.clientClosed) this.warn(`the MCP server \`${this.name}\` ${how}`);
       this.finish(this.clientClosed && signal !== 'SIGKILL' ? 0 : code !== 0 || signal !== null ? 1 : 0);
     };
-    child.stdout!.on('end', () => {
+    this.onServerEnd = () => {
       stdoutEnded = true;
       settle();
-    });
+    };
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       if (this.killTimer !== undefined) clearTimeout(this.killTimer);
       settle();
     });
+    this.wireServerToClient();
     if (o.handleSignals === false) return;
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       process.once(sig, () => this.stopServer(sig));
@@ -257,8 +262,13 @@ class Proxy {
         },
       },
     });
-    fromServer.on('data', (chunk: Buffer) => framer.push(chunk));
-    fromServer.on('end', () => framer.end());
+    // Pieces of up to 256 KiB, handed on once the reads ready in this turn are done (a message must
+    // not wait for more bytes); the framer copies what it holds, the scanners copy what they keep.
+    const done = (): void => {
+      framer.end();
+      this.onServerEnd();
+    };
+    this.fromServer = readPipe(fromServer, { piece: (bytes) => framer.push(bytes), end: done, error: done }, { flush: 'turn' });
     this.o.stdout.on('error', (e: NodeJS.ErrnoException) => {
       // The client went away (EPIPE): nobody is left to answer; stop quietly.
       this.outClosed = true;
@@ -273,7 +283,7 @@ class Proxy {
   private sendToClient(data: string | Buffer): void {
     if (this.outClosed) return;
     if (!this.o.stdout.write(data)) {
-      const fromServer = this.child.stdout!;
+      const fromServer = this.fromServer!;
       fromServer.pause();
       this.o.stdout.once('drain', () => fromServer.resume());
     }
