@@ -100,7 +100,7 @@ class RawClient {
 
 console.log(machineLine());
 const onlyDecorator = process.env.BENCH_PROXY_ONLY === 'decorator';
-const sizes = onlyDecorator ? [] : (process.env.BENCH_PROXY_SIZES ?? '100,1024').split(',').map(Number);
+const sizes = onlyDecorator ? [] : (process.env.BENCH_PROXY_SIZES ?? '100,1024').split(',').filter((x) => x !== '').map(Number);
 
 // ---- huge results: floor and proxy alternate within each round (rotating order), so load from
 // other work falls on both alike; the ratio is the median of the rounds' ratios.
@@ -204,9 +204,15 @@ process.stdin.pipe(c.stdin); c.stdout.pipe(process.stdout); c.on('exit', (code) 
     ['null proxy', nullHop],
     ['proxy', through],
   ];
+  if (baselineProxy !== undefined) {
+    const base = new RawClient(baselineProxy);
+    await base.init();
+    clients.push(['baseline proxy', base]);
+  }
   const med = new Map<string, number[]>(clients.map(([n]) => [n, []]));
   const toDirect = new Map<string, number[]>(clients.map(([n]) => [n, []]));
   const toNull: number[] = [];
+  const baseToNull: number[] = [];
   for (let round = 0; round < smallRounds; round++) {
     const small = new Bench({ time: 1000, warmupTime: 200 });
     for (let i = 0; i < clients.length; i++) {
@@ -220,17 +226,16 @@ process.stdin.pipe(c.stdin); c.stdout.pipe(process.stdout); c.on('exit', (code) 
       toDirect.get(name)!.push(sr.get(name)!.median / sr.get('direct')!.median);
     }
     toNull.push(sr.get('proxy')!.median / sr.get('null proxy')!.median);
+    if (sr.has('baseline proxy')) baseToNull.push(sr.get('baseline proxy')!.median / sr.get('null proxy')!.median);
   }
-  await direct.close();
-  await through.close();
-  await nullHop.close();
+  for (const [, c] of clients) await c.close();
   const ratio = (xs: number[]): string => `${mid(xs).toFixed(2)}× (${span(xs, (x) => x.toFixed(2))})`;
   smallRows = clients.map(([name]) => [
     name === 'null proxy' ? 'null proxy (pipes only)' : name === 'proxy' ? 'through proxy' : name,
     fmt(mid(med.get(name)!)),
     (1000 / mid(med.get(name)!)).toFixed(0),
     ratio(toDirect.get(name)!),
-    name === 'proxy' ? ratio(toNull) : '—',
+    name === 'proxy' ? ratio(toNull) : name === 'baseline proxy' ? ratio(baseToNull) : '—',
   ]);
   smallRows.push(['load', loadLine(), '', '', '']);
 }
