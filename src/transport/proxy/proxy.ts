@@ -21,7 +21,6 @@ import { EnvelopeScanner } from '../core/envelope-scan.js';
 import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
 import { LineFramer } from '../core/line-framer.js';
 import { LongServerLine } from './long-response.js';
-import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from '../core/response-budget.js';
 import { ServerOutput } from './server-output.js';
 import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
@@ -240,7 +239,6 @@ class Proxy {
   private wireServerToClient(): void {
     const fromServer = this.child.stdout!;
     let long: LongServerLine | undefined;
-    const collector = new StreamedBytesCollector();
     // A line the fast path parses whole may be any message; a longer one is over the cap on
     // messages that are not tool results, so the streamed path need hold none of it.
     const fastPath = Math.max(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, this.budget.maxMessageBytes);
@@ -251,10 +249,7 @@ class Proxy {
         // is captured only while a typed mutation is pending (the line's id may come last).
         start: () =>
           (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, this.budget.typedPending(true))),
-        chunk: (bytes) => {
-          collector.add(bytes.length);
-          long!.chunk(bytes);
-        },
+        chunk: (bytes) => long!.chunk(bytes),
         end: (total) => {
           const l = long!;
           long = undefined;
