@@ -13,6 +13,8 @@
  *     another build, in the same rounds, for a before/after under the same load.
  * Each round runs every variant once, in a rotating order, so load from other work falls on all
  * alike; the figure is the median of the rounds and the range is given.
+ * Startup: apply less the floor, both fed a 0 MiB result, in each round (what starting the CLI
+ * costs under that load), and apply's median less it, against the floor's median.
  * Memory: the reader's peak RSS from /usr/bin/time (a separate process). Event loop: bench/loop-lag.mjs
  * preloaded into apply reports its worst event-loop delay after startup.
  * Command: npm run bench:pipes   (BENCH_PIPES_MB=200 size, 1024 for 1 GB; BENCH_PIPES_PIECES=4,64,1024
@@ -45,8 +47,8 @@ interface Run {
 const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** One pipeline: the writer into `reader` (argv), timed whole; the reader's RSS and loop lag. */
-function run(pieceBytes: number, reader: string[]): Run {
-  const cmd = `{ node ${q(writer)} ${pieceBytes} ${mb} || echo "writer failed: $?" >&2; } | /usr/bin/time -f 'rss-kb %M' ${reader.map(q).join(' ')}`;
+function run(pieceBytes: number, reader: string[], size = mb): Run {
+  const cmd = `{ node ${q(writer)} ${pieceBytes} ${size} || echo "writer failed: $?" >&2; } | /usr/bin/time -f 'rss-kb %M' ${reader.map(q).join(' ')}`;
   const t0 = performance.now();
   const r = spawnSync('sh', ['-c', cmd], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const ms = performance.now() - t0;
@@ -74,12 +76,16 @@ for (const kib of pieces) {
   const runs = new Map<string, Run[]>(variants.map(([n]) => [n, []]));
   const ratios = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   const loads: string[] = [];
+  const startup: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const got = new Map<string, Run>();
     for (let i = 0; i < variants.length; i++) {
       const [name, reader] = variants[(i + round) % variants.length]!;
       got.set(name, run(piece, reader));
     }
+    // What starting the CLI costs under this round's load: apply on a result of 0 MiB, less the
+    // floor on the same (both pipelines start the writer).
+    startup.push(run(piece, variants[1]![1], 0).ms - run(piece, variants[0]![1], 0).ms);
     const floor = got.get('floor (wc -c)')!;
     assert(Number(floor.out.trim()) >= mb * 1024 * 1024, 'the floor read the whole response');
     for (const [name, r] of got) {
@@ -104,6 +110,8 @@ for (const kib of pieces) {
       lags.length === 0 ? '—' : `${Math.max(...lags).toFixed(1)}`,
     ]);
   }
+  const applyMs = runs.get('apply --mode stream')!.map((r) => r.ms);
+  body.push([`${kib} KiB`, 'startup: apply less the floor on a 0 MiB result', `${fmt(mid(startup))} (${range(startup, fmt)})`, `apply less startup: ${((mid(applyMs) - mid(startup)) / mid(floorMs)).toFixed(2)}× the floor`, '', '']);
   console.log(`${kib} KiB pieces: floor median ${fmt(mid(floorMs))}; ${loads.at(-1)}`);
 }
 console.log();
