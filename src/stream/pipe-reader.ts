@@ -7,9 +7,11 @@
  * that the consumer, whose own cost is per call, is called as few times as a file's reader calls it.
  *
  * When the gathered bytes go on: `full` hands them on only when `out` cannot take another read (or
- * at the end): for one document read to its end. `turn` also hands them on once the reads ready in
- * this turn of the event loop are done (a `setImmediate`): for messages, which must not wait for
- * more bytes that may never come.
+ * at the end): for one document read to its end. `lines` also hands them on at once when a read
+ * that emptied the socket (shorter than the buffer) ends with a newline, and otherwise once the
+ * reads ready in this turn of the event loop are done (a `setImmediate`): for newline-delimited
+ * messages, which must not wait for bytes that may never come, and whose answer should not wait a
+ * turn either.
  *
  * Backpressure: a piece stays valid while the consumer keeps the reader paused, so a consumer that
  * pauses in `piece` may hold it until it resumes; otherwise only during the call. While paused the
@@ -20,6 +22,8 @@ import type { Readable } from 'node:stream';
 
 /** Bytes one read of a pipe returns at most (a pipe holds 64 KiB). */
 export const PIPE_READ_BYTES = 64 * 1024;
+
+const NEWLINE = 0x0a;
 
 /** Bytes handed to the consumer at most at once. */
 export const PIPE_PIECE_BYTES = 256 * 1024;
@@ -40,7 +44,7 @@ export interface PipeReader {
 }
 
 export interface PipeReaderOptions {
-  flush: 'full' | 'turn';
+  flush: 'full' | 'lines';
   /** Where pieces are gathered (its length is the largest piece). @default 256 KiB */
   out?: Buffer;
 }
@@ -110,7 +114,10 @@ class GatheringReader implements PipeReader {
     this.out.set(piece.subarray(0, n), this.filled);
     this.filled += n;
     if (this.out.length - this.filled < PIPE_READ_BYTES) this.flush();
-    else if (this.opts.flush === 'turn') this.scheduled ??= setImmediate(() => this.flush());
+    else if (this.opts.flush === 'lines') {
+      if (n < piece.length && piece[n - 1] === NEWLINE) this.flush();
+      else this.scheduled ??= setImmediate(() => this.flush());
+    }
     return !this.paused && !this.destroyed;
   }
 

@@ -41,10 +41,10 @@ describe('readPipe', () => {
     });
   }
 
-  it('pipe-reader: with `turn`, a short message is handed on while the writer stays open', async () => {
+  it('pipe-reader: with `lines`, a short message is handed on while the writer stays open', async () => {
     const child = spawn(process.execPath, ['-e', `process.stdout.write('{"id":1}\\n'); setTimeout(() => {}, 5000)`], { stdio: ['ignore', 'pipe', 'inherit'] });
     const got = await new Promise<string>((resolve, reject) => {
-      readPipe(child.stdout, { piece: (b) => resolve(b.toString()), end: () => resolve('(end)'), error: reject }, { flush: 'turn' });
+      readPipe(child.stdout, { piece: (b) => resolve(b.toString()), end: () => resolve('(end)'), error: reject }, { flush: 'lines' });
     });
     child.kill();
     expect(got).toBe('{"id":1}\n');

@@ -257,13 +257,14 @@ class Proxy {
         },
       },
     });
-    // Pieces of up to 256 KiB, handed on once the reads ready in this turn are done (a message must
-    // not wait for more bytes); the framer copies what it holds, the scanners copy what they keep.
+    // Pieces of up to 256 KiB, handed on when a read ends a line and empties the socket, or once the
+    // reads ready in this turn are done (a message must not wait for more bytes); the framer copies
+    // what it holds, the scanners copy what they keep.
     const done = (): void => {
       framer.end();
       this.onServerEnd();
     };
-    this.fromServer = readPipe(fromServer, { piece: (bytes) => framer.push(bytes), end: done, error: done }, { flush: 'turn' });
+    this.fromServer = readPipe(fromServer, { piece: (bytes) => framer.push(bytes), end: done, error: done }, { flush: 'lines' });
     this.o.stdout.on('error', (e: NodeJS.ErrnoException) => {
       // The client went away (EPIPE): nobody is left to answer; stop quietly.
       this.outClosed = true;
