@@ -6,8 +6,9 @@
  * Variants:
  *   - huge results (100 MB, 1 GB; id last), the upstream writing pieces of BENCH_PROXY_PIECES KiB:
  *     a lean client process (bench/line-client.mjs) reading the upstream directly and only finding
- *     the newline (the scan floor) vs the same client through the proxy, alternating within each
- *     round, the tools/call round trip timed after startup (peak RSS of the proxy from /usr/bin/time; its worst event-loop delay from
+ *     the newline (the scan floor: 'data' events, as a Node client reads; the strict floor: the same
+ *     client reading into one reused buffer) vs the same client through the proxy, alternating
+ *     within each round, the tools/call round trip timed after startup (peak RSS of the proxy from /usr/bin/time; its worst event-loop delay from
  *     bench/loop-lag.mjs preloaded); baseline row: the SDK `Client` over `StdioClientTransport`
  *     reading 100 MB directly with its buffer cap raised (its reader re-concatenates per chunk);
  *   - small results (1 KB): round-trip latency and messages per second, direct vs a proxy that
@@ -115,11 +116,11 @@ for (const kib of pieces) {
     let proxyRss = 0;
     let proxyLag = 0;
     let bounded = 0;
-    const times = { floor: [] as number[], proxy: [] as number[], ratio: [] as number[], base: [] as number[], baseRatio: [] as number[] };
+    const times = { floor: [] as number[], proxy: [] as number[], ratio: [] as number[], base: [] as number[], baseRatio: [] as number[], strict: [] as number[], strictRatio: [] as number[] };
     // The client is a separate lean process (bench/line-client.mjs): the bench's own process would
     // weigh on the direct read, which is the floor.
-    const once = async (cmd: string[]): Promise<{ ms: number; bytes: number; stderr: string }> => {
-      const r = spawnSync('node', [join(root, 'bench', 'line-client.mjs'), String(mb), String(LAG_SKIP_MS + 100), ...cmd], {
+    const once = async (cmd: string[], reader = 'data'): Promise<{ ms: number; bytes: number; stderr: string }> => {
+      const r = spawnSync('node', [join(root, 'bench', 'line-client.mjs'), reader, String(mb), String(LAG_SKIP_MS + 100), ...cmd], {
         encoding: 'utf8',
         env: { ...process.env, LOOP_LAG_SKIP_MS: String(LAG_SKIP_MS) },
       });
@@ -128,11 +129,12 @@ for (const kib of pieces) {
     };
     for (let round = 0; round < hugeRounds; round++) {
       const got: Record<string, { ms: number; bytes: number; stderr: string }> = {};
-      const order: string[] = baselineProxy === undefined ? ['floor', 'proxy'] : ['floor', 'proxy', 'baseline'];
+      const order: string[] = baselineProxy === undefined ? ['floor', 'strict', 'proxy'] : ['floor', 'strict', 'proxy', 'baseline'];
       for (let i = 0; i < order.length; i++) {
         const which = order[(i + round) % order.length]!;
-        got[which] = await once(which === 'floor' ? upstream : which === 'proxy' ? proxied : baselineProxy!);
+        got[which] = which === 'strict' ? await once(upstream, 'reused') : await once(which === 'floor' ? upstream : which === 'proxy' ? proxied : baselineProxy!);
       }
+      assert(got.strict!.bytes >= mb * 1024 * 1024, 'the strict floor read the whole result');
       assert(got.floor!.bytes >= mb * 1024 * 1024, 'the floor read the whole result');
       bounded = got.proxy!.bytes;
       assert(bounded > 0 && bounded <= 65536 + 64, `the proxy returned a bounded response: ${got.proxy!.stderr}`);
@@ -141,6 +143,8 @@ for (const kib of pieces) {
       times.floor.push(got.floor!.ms);
       times.proxy.push(got.proxy!.ms);
       times.ratio.push(got.proxy!.ms / got.floor!.ms);
+      times.strict.push(got.strict!.ms);
+      times.strictRatio.push(got.proxy!.ms / got.strict!.ms);
       if (got.baseline !== undefined) {
         assert(got.baseline.bytes > 0 && got.baseline.bytes <= 65536 + 64, `the baseline proxy returned a bounded response: ${got.baseline.stderr}`);
         times.base.push(got.baseline.ms);
@@ -153,6 +157,8 @@ for (const kib of pieces) {
       `${fmt(mid(times.floor))} (${span(times.floor, fmt)})`,
       `${fmt(mid(times.proxy))} (${span(times.proxy, fmt)})`,
       `${mid(times.ratio).toFixed(2)}× (${span(times.ratio, (x) => x.toFixed(2))})`,
+      `${fmt(mid(times.strict))} (${span(times.strict, fmt)})`,
+      `${mid(times.strictRatio).toFixed(2)}× (${span(times.strictRatio, (x) => x.toFixed(2))})`,
       proxyRss.toFixed(1),
       proxyLag.toFixed(1),
       String(bounded),
@@ -330,7 +336,7 @@ drain.stdin.end();
 if (hugeRows.length > 0) {
   console.log();
   console.log(
-    table(['upstream result', 'upstream piece', 'floor: client reads the server directly, median (range)', 'through proxy, median (range)', 'ratio, median of rounds (range)', 'proxy peak RSS MiB', 'proxy worst loop delay ms', 'bounded bytes', 'load at the end', ...(baselineProxy === undefined ? [] : ['baseline proxy', 'baseline ratio'])], hugeRows),
+    table(['upstream result', 'upstream piece', 'floor: client reads the server directly, median (range)', 'through proxy, median (range)', 'ratio, median of rounds (range)', 'strict floor: the client reads into one reused buffer', 'ratio to the strict floor', 'proxy peak RSS MiB', 'proxy worst loop delay ms', 'bounded bytes', 'load at the end', ...(baselineProxy === undefined ? [] : ['baseline proxy', 'baseline ratio'])], hugeRows),
   );
 }
 if (sdkRow !== undefined) {

@@ -107,11 +107,12 @@ class GatheringReader implements PipeReader {
   }
 
   private read(n: number, piece: Uint8Array): boolean {
+    const bytes = n === piece.length ? piece : piece.subarray(0, n); // a full read makes no view
     if (this.lent || this.filled + n > this.out.length) {
-      this.spill.push(Buffer.from(piece.subarray(0, n)));
+      this.spill.push(Buffer.from(bytes));
       return !this.paused;
     }
-    this.out.set(piece.subarray(0, n), this.filled);
+    this.out.set(bytes, this.filled);
     this.filled += n;
     if (this.out.length - this.filled < PIPE_READ_BYTES) this.flush();
     else if (this.opts.flush === 'lines') {
