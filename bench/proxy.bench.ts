@@ -22,7 +22,7 @@
  *   skips it; BENCH_PROXY_BASELINE=<another build's dist directory> adds that build's proxy (huge
  *   results) and decorator to the same run, side by side; BENCH_PROXY_ROUNDS=5 rounds of the
  *   decorator section, task order rotated)
- * Results: bench/RESULTS.md, section "Proxy and decorator (issue 4)".
+ * Results: bench/RESULTS.md, sections "Proxy and decorator (issue 4)" and "Pipes (issue 26)".
  * Reading: ratios in the same run; goals (issue 26): huge ≤ 1.3× floor, proxy RSS ≤ 100 MB, no
  *   event-loop delay over 10 ms; small round trip ≤ 1.1× the null proxy's (issue 4: ≤ 1.3×
  *   direct); decorator overhead ≤ 10% of the transport's own send time.
