@@ -177,7 +177,8 @@ class GatheringReader implements PipeReader {
 
 /** A stream Node opened over a pipe or socket handle that `onread` can read, if it is one. */
 function pipeHandle(stream: Readable): object | undefined {
-  if (!(stream instanceof Socket)) return undefined;
+  // Bytes the stream already holds would be lost to a reader of its handle.
+  if (!(stream instanceof Socket) || stream.readableLength > 0) return undefined;
   const handle = (stream as unknown as { _handle?: { readStart?: unknown; useUserBuffer?: unknown } | null })._handle;
   if (handle === null || handle === undefined) return undefined;
   if (typeof handle.readStart !== 'function' || typeof handle.useUserBuffer !== 'function') return undefined;
