@@ -76,6 +76,8 @@ class Proxy {
   private readonly warnings: StderrWarnings;
   /** The server's stdout, read into one reused buffer (`readPipe`). */
   private fromServer: PipeReader | undefined;
+  /** Waiting for the client's stdout to drain; the server's stdout is paused meanwhile. */
+  private clientFull = false;
   /** The server's stdout ended (or failed): every line it wrote has been handled. */
   private onServerEnd: () => void = () => undefined;
 
@@ -154,12 +156,18 @@ class Proxy {
     const toServer = this.child.stdin!;
     const max = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     let scanner: EnvelopeScanner | undefined;
+    /** Waiting for the server's stdin to drain (one wait at a time: a chunk may hold many lines). */
+    let serverFull = false;
     const framer = new LineFramer(max, {
       line: (bytes) => {
         this.noteRequest(bytes);
-        if (!toServer.write(Buffer.concat([bytes, NEWLINE]))) {
+        if (!toServer.write(Buffer.concat([bytes, NEWLINE])) && !serverFull) {
+          serverFull = true;
           o.stdin.pause();
-          toServer.once('drain', () => o.stdin.resume());
+          toServer.once('drain', () => {
+            serverFull = false;
+            o.stdin.resume();
+          });
         }
       },
       // An oversized message is never held: only its top level is scanned for the id.
@@ -278,10 +286,14 @@ class Proxy {
 
   private sendToClient(data: string | Buffer): void {
     if (this.outClosed) return;
-    if (!this.o.stdout.write(data)) {
-      const fromServer = this.fromServer!;
-      fromServer.pause();
-      this.o.stdout.once('drain', () => fromServer.resume());
+    // One wait for 'drain' at a time: a piece read from the server may hold many lines.
+    if (!this.o.stdout.write(data) && !this.clientFull) {
+      this.clientFull = true;
+      this.fromServer?.pause();
+      this.o.stdout.once('drain', () => {
+        this.clientFull = false;
+        this.fromServer?.resume();
+      });
     }
   }
 
