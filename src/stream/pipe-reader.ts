@@ -3,8 +3,9 @@
  * server stdout read the same way. Perf: a Node stream allocates a fresh 64 KiB buffer per read and
  * V8 frees their memory only when a collection runs, and it runs its stream machinery and a
  * `'data'` event per read; on 1 GB that was about 60 us a read. Reading through the socket's
- * `onread` buffer allocates nothing and calls back directly; pieces are gathered into `out` so
- * that the consumer, whose own cost is per call, is called as few times as a file's reader calls it.
+ * `onread` allocates nothing and calls back directly; each read lands in `out` after the bytes
+ * already gathered (Node asks for the buffer of every next read), so that the consumer, whose own
+ * cost is per call, is called as few times as a file's reader calls it, and nothing is copied.
  *
  * When the gathered bytes go on: `full` hands them on only when `out` cannot take another read (or
  * at the end): for one document read to its end. `lines` also hands them on at once when a read
@@ -49,7 +50,7 @@ export interface PipeReaderOptions {
   out?: Buffer;
 }
 
-type OnRead = { buffer: Uint8Array; callback: (n: number, piece: Uint8Array) => boolean };
+type OnRead = { buffer: Uint8Array | (() => Uint8Array); callback: (n: number, piece: Uint8Array) => boolean };
 
 /**
  * Read `source`: a descriptor (a pipe or socket, such as stdin), or a stream Node opened over a pipe
@@ -71,6 +72,8 @@ class GatheringReader implements PipeReader {
   private lent = false;
   /** Bytes read while `out` was lent (only when something restarts reading against our pause). */
   private spill: Buffer[] = [];
+  /** Where a read goes when it cannot go straight into `out`. */
+  private readonly spare = Buffer.allocUnsafe(PIPE_READ_BYTES);
   private ended = false;
   private endSent = false;
   private destroyed = false;
@@ -83,8 +86,10 @@ class GatheringReader implements PipeReader {
     private readonly h: PipeHandlers,
     private readonly opts: PipeReaderOptions,
   ) {
-    this.out = opts.out ?? Buffer.allocUnsafe(PIPE_PIECE_BYTES);
-    const onread: OnRead = { buffer: Buffer.allocUnsafe(PIPE_READ_BYTES), callback: (n, piece) => this.read(n, piece) };
+    // `out` must take at least two reads (a smaller one is not used).
+    this.out = opts.out !== undefined && opts.out.length >= 2 * PIPE_READ_BYTES ? opts.out : Buffer.allocUnsafe(PIPE_PIECE_BYTES);
+    // A function as `buffer`: Node asks it for the buffer of every next read, so reads land in `out`.
+    const onread: OnRead = { buffer: () => this.target(), callback: (n, piece) => this.read(n, piece) };
     // `onread` is taken by the constructor as by `connect` (Node 12+); the types declare it on
     // `connect` only, and `handle` (a stream's own handle) not at all.
     const options: SocketConstructorOpts & { onread: OnRead; handle?: object } =
@@ -106,13 +111,20 @@ class GatheringReader implements PipeReader {
     });
   }
 
+  /** The buffer of the next read: `out` after what is gathered, or the spare one while `out` is lent or nearly full. */
+  private target(): Buffer {
+    if (this.lent || this.spill.length > 0 || this.out.length - this.filled < PIPE_READ_BYTES) return this.spare;
+    return this.out.subarray(this.filled);
+  }
+
   private read(n: number, piece: Uint8Array): boolean {
-    const bytes = n === piece.length ? piece : piece.subarray(0, n); // a full read makes no view
-    if (this.lent || this.filled + n > this.out.length) {
-      this.spill.push(Buffer.from(bytes));
+    const bytes = piece.subarray(0, n);
+    if (this.lent || this.spill.length > 0 || this.filled + n > this.out.length) {
+      this.spill.push(Buffer.from(bytes)); // kept in order behind what is waiting
       return !this.paused;
     }
-    this.out.set(bytes, this.filled);
+    // Copied only when it went to the spare buffer, or `out` was handed on since the read was aimed.
+    if (piece.buffer !== this.out.buffer || piece.byteOffset !== this.out.byteOffset + this.filled) this.out.set(bytes, this.filled);
     this.filled += n;
     if (this.out.length - this.filled < PIPE_READ_BYTES) this.flush();
     else if (this.opts.flush === 'lines') {
@@ -138,9 +150,9 @@ class GatheringReader implements PipeReader {
         this.lent = false;
       }
       if (this.spill.length > 0) {
-        const s = this.spill.shift()!;
-        s.copy(this.out, 0);
-        this.filled = s.length;
+        // A copy of its own: valid for as long as the consumer keeps it.
+        this.h.piece(this.spill.shift()!);
+        if (this.paused) return;
         continue;
       }
       if (this.ended && !this.endSent) {
