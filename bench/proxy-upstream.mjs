@@ -1,11 +1,17 @@
 // Upstream MCP server for bench/proxy.bench.ts: answers like an SDK server (id last), with a
-// 1 KB result (`small`) and a streamed text result of any size (`huge_text {mb}`).
+// 1 KB result (`small`) and a streamed text result of any size (`huge_text {mb}`), written in
+// pieces of BENCH_UPSTREAM_PIECE bytes (default about 1 MiB), one write each.
 import { createInterface } from 'node:readline';
 
 const out = process.stdout;
 const write = (s) => (out.write(s) ? Promise.resolve() : new Promise((r) => out.once('drain', r)));
 const small = JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(1000) }] });
-const chunk = 'the quick brown fox jumps over the lazy dog \\"quoted\\" \\\\ end\\n'.repeat(16384);
+const line = 'the quick brown fox jumps over the lazy dog \\"quoted\\" \\\\ end\\n';
+const pieceBytes = Number(process.env.BENCH_UPSTREAM_PIECE ?? line.length * 16384);
+// A piece of exactly pieceBytes that never ends inside an escape.
+let text = line.repeat(Math.ceil(pieceBytes / line.length) + 1).slice(0, pieceBytes);
+while (text.endsWith('\\')) text = text.slice(0, -1) + 'x';
+const chunk = Buffer.from(text);
 
 async function handle({ id, method, params }) {
   if (id === undefined) return;

@@ -623,6 +623,24 @@ describe.concurrent('proxy: faults', () => {
     const { msg } = await p.response(1);
     expect(msg.result).toEqual({ content: [{ type: 'text', text: 'hello' }] });
   });
+
+  it('proxy: a client that stops reading holds the server back, then gets every answer in order, with no warning', async ({ procs }) => {
+    // Many answers arrive in one piece read from the server: the proxy waits for one 'drain' at a
+    // time (a wait per line piled up listeners, and Node warned on stderr).
+    const p = procs.proxy();
+    p.child.stdout.pause();
+    p.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
+    const n = 2000;
+    let batch = '';
+    for (let i = 1; i <= n; i++) batch += JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'sized_text', arguments: { bytes: 20_000 } } }) + '\n';
+    p.send(batch, false);
+    await new Promise((r) => setTimeout(r, 1500));
+    p.child.stdout.resume();
+    await p.response(n, 30_000);
+    const ids = p.lines.map((l) => (JSON.parse(l.toString('utf8')) as { id: number }).id);
+    expect(ids).toEqual(Array.from({ length: n + 1 }, (_, i) => i));
+    expect(p.stderrText).toBe('');
+  });
 });
 
 // ------------------------------------------------------------------ --max-request-bytes

@@ -21,12 +21,12 @@ import { EnvelopeScanner } from '../core/envelope-scan.js';
 import { errorLine, INVALID_REQUEST, refusalTarget, UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
 import { LineFramer } from '../core/line-framer.js';
 import { LongServerLine } from './long-response.js';
-import { StreamedBytesCollector } from './memory.js';
 import { ResponseBudget, type TruncationListener } from '../core/response-budget.js';
 import { sharedContinuationStore, type ContinuationStore } from '../core/continuation-store.js';
 import { ServerOutput } from './server-output.js';
 import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
 import { StderrWarnings } from '../../shared/warnings.js';
+import { readPipe, type PipeReader } from '../../stream/pipe-reader.js';
 
 export interface ProxyOptions {
   command: string;
@@ -82,6 +82,12 @@ class Proxy {
   private readonly output: ServerOutput;
   /** A peer decides how many warnings there are: dropped and counted while stderr does not drain. */
   private readonly warnings: StderrWarnings;
+  /** The server's stdout, read into one reused buffer (`readPipe`). */
+  private fromServer: PipeReader | undefined;
+  /** Waiting for the client's stdout to drain; the server's stdout is paused meanwhile. */
+  private clientFull = false;
+  /** The server's stdout ended (or failed): every line it wrote has been handled. */
+  private onServerEnd: () => void = () => undefined;
 
   constructor(
     private readonly o: ProxyOptions,
@@ -124,7 +130,6 @@ class Proxy {
     child.stderr!.on('error', () => undefined);
     child.stderr!.pipe(o.stderr, { end: false });
     this.wireClientToServer();
-    this.wireServerToClient();
     let stdoutEnded = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     const settle = (): void => {
@@ -137,15 +142,16 @@ class Proxy {
       if (!this.clientClosed) this.warn(`the MCP server \`${this.name}\` ${how}`);
       this.finish(this.clientClosed && signal !== 'SIGKILL' ? 0 : code !== 0 || signal !== null ? 1 : 0);
     };
-    child.stdout!.on('end', () => {
+    this.onServerEnd = () => {
       stdoutEnded = true;
       settle();
-    });
+    };
     child.on('exit', (code, signal) => {
       exit = { code, signal };
       if (this.killTimer !== undefined) clearTimeout(this.killTimer);
       settle();
     });
+    this.wireServerToClient();
     if (o.handleSignals === false) return;
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
       process.once(sig, () => this.stopServer(sig));
@@ -159,13 +165,19 @@ class Proxy {
     const toServer = this.child.stdin!;
     const max = o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     let scanner: EnvelopeScanner | undefined;
+    /** Waiting for the server's stdin to drain (one wait at a time: a chunk may hold many lines). */
+    let serverFull = false;
     const framer = new LineFramer(max, {
       line: (line) => {
         const bytes = this.noteRequest(line);
         if (bytes === undefined) return;
-        if (!toServer.write(Buffer.concat([bytes, NEWLINE]))) {
+        if (!toServer.write(Buffer.concat([bytes, NEWLINE])) && !serverFull) {
+          serverFull = true;
           o.stdin.pause();
-          toServer.once('drain', () => o.stdin.resume());
+          toServer.once('drain', () => {
+            serverFull = false;
+            o.stdin.resume();
+          });
         }
       },
       // An oversized message is never held: only its top level is scanned for the id.
@@ -271,7 +283,6 @@ class Proxy {
   private wireServerToClient(): void {
     const fromServer = this.child.stdout!;
     let long: LongServerLine | undefined;
-    const collector = new StreamedBytesCollector();
     // A line the fast path parses whole may be any message; a longer one is over the cap on
     // messages that are not tool results, so the streamed path need hold none of it.
     const fastPath = Math.max(this.o.fastPathBytes ?? DEFAULT_FAST_PATH_BYTES, this.budget.maxMessageBytes);
@@ -282,10 +293,7 @@ class Proxy {
         // is captured only while a typed mutation is pending (the line's id may come last).
         start: () =>
           (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, this.budget.typedPending(true))),
-        chunk: (bytes) => {
-          collector.add(bytes.length);
-          long!.chunk(bytes);
-        },
+        chunk: (bytes) => long!.chunk(bytes),
         end: (total) => {
           const l = long!;
           long = undefined;
@@ -293,8 +301,14 @@ class Proxy {
         },
       },
     });
-    fromServer.on('data', (chunk: Buffer) => framer.push(chunk));
-    fromServer.on('end', () => framer.end());
+    // Pieces of up to 256 KiB, handed on when a read ends a line and empties the socket, or once the
+    // reads ready in this turn are done (a message must not wait for more bytes); the framer copies
+    // what it holds, the scanners copy what they keep.
+    const done = (): void => {
+      framer.end();
+      this.onServerEnd();
+    };
+    this.fromServer = readPipe(fromServer, { piece: (bytes) => framer.push(bytes), end: done, error: done }, { flush: 'lines' });
     this.o.stdout.on('error', (e: NodeJS.ErrnoException) => {
       // The client went away (EPIPE): nobody is left to answer; stop quietly.
       this.outClosed = true;
@@ -308,10 +322,14 @@ class Proxy {
 
   private sendToClient(data: string | Buffer): void {
     if (this.outClosed) return;
-    if (!this.o.stdout.write(data)) {
-      const fromServer = this.child.stdout!;
-      fromServer.pause();
-      this.o.stdout.once('drain', () => fromServer.resume());
+    // One wait for 'drain' at a time: a piece read from the server may hold many lines.
+    if (!this.o.stdout.write(data) && !this.clientFull) {
+      this.clientFull = true;
+      this.fromServer?.pause();
+      this.o.stdout.once('drain', () => {
+        this.clientFull = false;
+        this.fromServer?.resume();
+      });
     }
   }
 
