@@ -84,10 +84,11 @@ describe.each([8, 16, 32, 64])('proxy --max-bytes %iKiB → server-filesystem, e
 
   it('every tool answers without a client-side error, within the budget, typed tools with typed successes', async () => {
     const calls = callsFor(root, `m${kib}`);
-    expect(tools.map((t) => t.name).filter((n) => calls[n] === undefined), 'tools without a call in this matrix').toEqual([]);
+    // The proxy's own reading tool needs a handle from a cut result: the continuation tests call it.
+    expect(tools.map((t) => t.name).filter((n) => calls[n] === undefined && n !== 'mcp_result_budget__read'), 'tools without a call in this matrix').toEqual([]);
     const outcomes: string[] = [];
     for (const tool of tools) {
-      for (const args of calls[tool.name]!) {
+      for (const args of calls[tool.name] ?? []) {
         // The SDK client validates structuredContent against the output schema: a broken shrink throws here.
         const r = (await client.callTool({ name: tool.name, arguments: args })) as CallToolResult;
         const bytes = Buffer.byteLength(JSON.stringify(r));
