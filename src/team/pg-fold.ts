@@ -53,8 +53,13 @@ function foldMap(): string {
   return JSON.stringify(map);
 }
 
-/** The words of a text as the store indexes them (the punctuation split the first migration set). */
-export const PG_INDEXED_WORDS = (expr: string): string => `to_tsvector('simple'::regconfig, regexp_replace(mcp_budget_fold(${expr}), '[[:punct:]]+', ' ', 'g'))`;
+/**
+ * The words of a text as the store indexes them (the punctuation split the first migration set).
+ * ASCII text is told apart inline: a PL/pgSQL call per row, even one that returns at once, cost an
+ * import of a million ASCII messages about a fifth of its speed.
+ */
+export const PG_INDEXED_WORDS = (expr: string): string =>
+  `to_tsvector('simple'::regconfig, regexp_replace(CASE WHEN ${expr} ~ '[^\x01-\x7f]' THEN mcp_budget_fold(${expr}) ELSE ${expr} END, '[[:punct:]]+', ' ', 'g'))`;
 
 /** The functions, installed by a migration. */
 export function pgFoldFunctions(): string {
