@@ -32,10 +32,10 @@ beforeAll(() => {
   ensureBuilt();
 });
 
-async function connect(via: 'proxy' | 'decorator' | 'both', budget: number, flags: string[] = []): Promise<Client> {
+async function connect(via: 'proxy' | 'decorator' | 'both', budget: number, flags: string[] = [], serverBudget = budget): Promise<Client> {
   const env = { ...(process.env as Record<string, string>) };
   // Both: the proxy in front of a server that bounds its own results (two budgets, one offer).
-  if (via === 'both') env.PAGELESS_BUDGET = JSON.stringify({ maxResultBytes: budget });
+  if (via === 'both') env.PAGELESS_BUDGET = JSON.stringify({ maxResultBytes: serverBudget });
   const transport =
     via !== 'decorator'
       ? new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', '--max-bytes', String(budget), ...flags, '--', process.execPath, SERVER], env, cwd: REPO_ROOT, stderr: 'pipe' })
@@ -105,6 +105,19 @@ describe('continuation end to end', { timeout: 120_000 }, () => {
       const { rebuilt, first } = await followNotice(client, tool, budget);
       expect(((first._meta as Json)[REPORT_KEY] as Json).budget_kind).not.toBe('top_level_field');
       expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(RESULTS[tool]()));
+    }
+  });
+
+  it('continuation: a proxy with a smaller budget than the server behind it never offers the server\'s positions for a result it cut further', async () => {
+    // The server bounds at 64 KiB and offers; the proxy cuts again at 8 KiB. The server's offer no
+    // longer counts what the proxy cut: following it rebuilt a wrong original, silently.
+    const client = await connect('both', 8192, [], 65536);
+    for (const tool of ['read_log', 'run_query'] as const) {
+      const first = (await client.callTool({ name: tool, arguments: {} })) as Json;
+      expect(Buffer.byteLength(JSON.stringify(first))).toBeLessThanOrEqual(8192);
+      const report = (first._meta as Json)[REPORT_KEY] as Json;
+      expect(report.continuation, tool).toBeUndefined();
+      expect(JSON.stringify(first.content), tool).toContain('call the tool again asking for less');
     }
   });
 

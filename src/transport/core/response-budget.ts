@@ -7,11 +7,12 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson, DEFAULT_MAX_MESSAGE_BYTES, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ContinuationOffer, type ResolvedLimits } from '../../engine/index.js';
+import { boundJson, CONTINUATION_TOOL, DEFAULT_MAX_MESSAGE_BYTES, REPORT_KEY, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ContinuationOffer, type ResolvedLimits } from '../../engine/index.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
 import { attachOffer, ConnectionContinuation, isReadCall, limitsWithOfferRoom, offerIn } from './continuation.js';
+import { ERROR_META_KEY } from '../../shared/meta.js';
 import type { ContinuationStore } from './continuation-store.js';
 
 /**
@@ -333,6 +334,15 @@ export class ResponseBudget {
    */
   typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number, continuation?: { limits: ResolvedLimits; original: Json; prior?: ContinuationOffer | undefined }): Json {
     if (report === undefined) return bounded;
+    if (request.tool === CONTINUATION_TOOL) {
+      // An upstream's reading tool answered a part larger than this layer's budget: a part cut
+      // again would rebuild a wrong original, and nothing would say so.
+      return {
+        content: [{ type: 'text', text: `CONTINUATION_BAD_READ: the part the server's \`${CONTINUATION_TOOL}\` answered is larger than this proxy's result budget, so it was not passed on cut. Give this proxy a budget at least as large as the server's own (--max-bytes), then read again.` }],
+        isError: true,
+        _meta: { [ERROR_META_KEY]: { code: 'CONTINUATION_BAD_READ' } },
+      };
+    }
     let result = bounded;
     const limits = continuation?.limits ?? this.current;
     const tool = request.tool === undefined ? undefined : this.catalog.get(request.tool);
@@ -340,8 +350,13 @@ export class ResponseBudget {
       const from = receiptFrom === undefined ? original.structuredContent : receiptFrom;
       result = enforceOutputSchema(request.tool, tool, original, bounded, report, limits.maxResultBytes, limits, from);
     }
-    if (continuation?.prior !== undefined) result = attachOffer(result, continuation.prior, this.current);
-    else if (continuation !== undefined && this.continuation !== undefined) {
+    // An upstream's offer is kept only when this layer cut nothing more (the counts of the earlier
+    // report are the counts now): on a result cut further, its positions do not count what was cut
+    // here, and reading it back would rebuild a wrong original. The notice then asks for less.
+    if (continuation?.prior !== undefined) {
+      const earlier = (isJson(original._meta) ? original._meta[REPORT_KEY] : undefined) as BudgetReport | undefined;
+      if (earlier !== undefined && earlier.omitted_count === report.omitted_count) result = attachOffer(result, continuation.prior, this.current);
+    } else if (continuation !== undefined && this.continuation !== undefined) {
       result = this.continuation.offer(continuation.original, result, this.current, request.caller);
     }
     if (this.onTruncated !== undefined) {
@@ -359,4 +374,8 @@ function jsonBytes(v: unknown): number {
 /** UTF-8 bytes of a value as JSON (only measured for a truncation listener). */
 function byteLength(v: unknown): number {
   return Buffer.byteLength(JSON.stringify(v) ?? '');
+}
+
+function isJson(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
