@@ -79,9 +79,23 @@ export function budgetOptionsFromEnv(env: NodeJS.ProcessEnv): BudgetOptions {
     if (n < min || n > max) throw usageError(`Expected \`${def.env}\` to be from ${min} to ${max}, got ${v}`);
     options[def.limit] = n;
   }
-  if (env.MCP_BUDGET_NOTICE === '0' || env.MCP_BUDGET_NOTICE === 'false') options.notice = false;
+  if (envSwitch(env, 'MCP_BUDGET_NOTICE') === false) options.notice = false;
   if (env.MCP_BUDGET_PROTOCOL_VERSION) options.protocolVersion = env.MCP_BUDGET_PROTOCOL_VERSION;
   return options;
+}
+
+/**
+ * An on/off variable: `0`, `false`, `no`, `off` switch it off, `1`, `true`, `yes`, `on` on (any
+ * case); unset or empty is undefined. Any other value is a usage error naming the variable (`off`
+ * used to leave a feature on, silently).
+ */
+export function envSwitch(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const v = env[name];
+  if (v === undefined || v === '') return undefined;
+  const t = v.trim().toLowerCase();
+  if (['0', 'false', 'no', 'off'].includes(t)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(t)) return true;
+  throw usageError(`Expected \`${name}\` to be on or off (1/0, true/false, yes/no, on/off), got ${JSON.stringify(v.slice(0, 40))}`);
 }
 
 /** `--max-message-bytes` as a number of bytes, checked against its range (undefined: the default). */
@@ -113,7 +127,7 @@ export function continuationFromEnv(env: NodeJS.ProcessEnv): Partial<Continuatio
     const v = env[d.env];
     if (v !== undefined && v !== '') out[name] = continuationNumber(d.env, v, name);
   }
-  if (env.MCP_BUDGET_CONTINUATION === '0' || env.MCP_BUDGET_CONTINUATION === 'false') out.enabled = false;
+  if (envSwitch(env, 'MCP_BUDGET_CONTINUATION') === false) out.enabled = false;
   return out;
 }
 

@@ -71,6 +71,13 @@ describe('mcp-budget limits', { timeout: 60_000 }, () => {
     const r = runCli(['limits', '--continuation-ttl-ms', '10']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Expected `--continuation-ttl-ms` to be from 1000 to 86400000, got 10');
+    // An on/off variable reads every usual spelling, and refuses the rest (`off` left it on).
+    for (const [v, enabled] of [['off', false], ['NO', false], ['0', false], ['false', false], ['on', true], ['1', true]] as const) {
+      expect((limits([], { MCP_BUDGET_CONTINUATION: v }) as typeof e).continuation.settings.enabled, v).toBe(enabled);
+    }
+    const odd = runCli(['limits'], { env: { MCP_BUDGET_CONTINUATION: 'maybe' } });
+    expect(odd.code).toBe(2);
+    expect(odd.stderr).toContain('Expected `MCP_BUDGET_CONTINUATION` to be on or off');
   });
 
   it('limits: contradictory settings are a startup error naming both, for every command', () => {

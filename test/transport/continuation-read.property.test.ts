@@ -133,3 +133,10 @@ describe('continuation reading', () => {
     expect(() => readPart(entry, '/structuredContent/a', 0.5, limits)).toThrow(/whole number/);
   });
 });
+
+it('reassembly defines members: one named __proto__ is a member, never the prototype', () => {
+  const rebuilt = applyPart({}, '', 0, { members: [{ key: '__proto__', value: { polluted: 'yes' } }, { key: 'a', value: 1 }] }) as Record<string, unknown>;
+  expect(Object.keys(rebuilt)).toEqual(['__proto__', 'a']);
+  expect(Object.getPrototypeOf(rebuilt)).toBe(Object.prototype);
+  expect(JSON.stringify(rebuilt)).toBe('{"__proto__":{"polluted":"yes"},"a":1}');
+});

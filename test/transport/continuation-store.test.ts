@@ -69,6 +69,15 @@ describe('continuation store', () => {
     expect(store.bytes).toBe(10);
   });
 
+  it('continuation store: an idle process lets expired originals go at their expiry (no call needed)', async () => {
+    const store = new ContinuationStore({ ttlMs: 1000 });
+    store.put('s1', undefined, 'x'.repeat(1000), 1000, []);
+    expect(store.bytes).toBe(1000);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(store.size).toBe(0);
+    expect(store.bytes).toBe(0);
+  });
+
   it('continuation store: the session cap evicts that session\'s least recently read entries only', () => {
     const store = new ContinuationStore({ maxSessionBytes: 3000, maxProcessBytes: 100_000 });
     const other = store.put('s2', undefined, 'o', 2000, []);

@@ -111,6 +111,11 @@ export function sizeOf(v: unknown): number {
 /** What a part read holds: a string window, items, or members. */
 export type PartData = { text: string } | { items: unknown[] } | { members: { key: string; value: unknown }[] };
 
+/** Set a member by definition: a key named `__proto__` is a member, never the object's prototype. */
+function defineMember(obj: Json, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /**
  * The reassembly rule: the value at `path` in `root` becomes its first `position` bytes, items or
  * members, followed by `data`; a value not there yet (a child read part by part) starts empty.
@@ -134,15 +139,16 @@ export function applyPart(root: unknown, path: string, position: number, data: P
   } else if ('items' in data) {
     next = [...(Array.isArray(cur) ? cur.slice(0, position) : []), ...data.items];
   } else {
+    // Members defined, never assigned: a member named `__proto__` is a member, not the prototype.
     const obj: Json = {};
-    if (isObject(cur)) for (const k of Object.keys(cur).slice(0, position)) obj[k] = cur[k];
-    for (const m of data.members) obj[m.key] = m.value;
+    if (isObject(cur)) for (const k of Object.keys(cur).slice(0, position)) defineMember(obj, k, cur[k]);
+    for (const m of data.members) defineMember(obj, m.key, m.value);
     next = obj;
   }
   if (segments.length === 0) return next;
   const last = segments[segments.length - 1]!;
   if (Array.isArray(parent)) parent[Number(last)] = next;
-  else (parent as Json)[last] = next;
+  else defineMember(parent as Json, last, next);
   return root;
 }
 

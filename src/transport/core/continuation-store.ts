@@ -61,6 +61,8 @@ export class ContinuationStore {
   private total = 0;
   /** When expired entries were last swept (epoch milliseconds). */
   private swept = 0;
+  /** The sweep due at the next expiry, so an idle process lets expired originals go (unref'd: it never keeps one alive). */
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     settings: Partial<ContinuationSettings> = {},
@@ -95,7 +97,21 @@ export class ContinuationStore {
     this.total += bytes;
     this.sessionBytes.set(session, this.sessionUsage(session) + bytes);
     this.evictOver(session);
+    this.armSweep();
     return entry;
+  }
+
+  /** Sweep when the soonest entry expires; again after, while entries remain. */
+  private armSweep(): void {
+    if (this.timer !== undefined || this.entries.size === 0) return;
+    let soonest = Infinity;
+    for (const e of this.entries.values()) soonest = Math.min(soonest, e.expiresAt);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.sweep();
+      this.armSweep();
+    }, Math.max(10, soonest - this.now() + 5));
+    this.timer.unref();
   }
 
   /**
