@@ -49,14 +49,7 @@ export function resolveLimits(options: BudgetOptions | ResolvedLimits = {}): Res
   if (RESOLVED.has(options)) return options as ResolvedLimits;
   // Perf: the defaults are resolved once (building the largest report costs ~25 µs).
   if (isEmpty(options)) return (defaultResolved ??= resolveLimits({ notice: DEFAULT_LIMITS.notice }));
-  const merged: BudgetLimits = { ...DEFAULT_LIMITS };
-  for (const [name, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_LIMITS, name)) {
-      throw new BudgetError('LIMIT_OUT_OF_RANGE', `Unknown budget option \`${name}\``, { option: name });
-    }
-    (merged as unknown as Record<string, unknown>)[name] = value;
-  }
+  const merged = mergeOver(DEFAULT_LIMITS, options, 'budget option');
   // The result bound first: the limits that scale with it are derived from it when not set.
   const { min: rMin, max: rMax } = LIMIT_RANGES.maxResultBytes;
   checkInteger('maxResultBytes', merged.maxResultBytes, rMin, rMax);
@@ -138,14 +131,7 @@ export function contradictions(options: BudgetOptions): string[] {
  * `LIMIT_OUT_OF_RANGE` naming the setting and its accepted range.
  */
 export function resolveContinuation(options: Partial<ContinuationSettings> = {}): Readonly<ContinuationSettings> {
-  const merged: ContinuationSettings = { ...DEFAULT_CONTINUATION };
-  for (const [name, value] of Object.entries(options)) {
-    if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_CONTINUATION, name)) {
-      throw new BudgetError('LIMIT_OUT_OF_RANGE', `Unknown continuation setting \`${name}\``, { option: name });
-    }
-    (merged as unknown as Record<string, unknown>)[name] = value;
-  }
+  const merged = mergeOver(DEFAULT_CONTINUATION, options, 'continuation setting');
   if (typeof merged.enabled !== 'boolean') {
     throw new BudgetError('LIMIT_OUT_OF_RANGE', `Expected \`enabled\` to be a boolean, got ${String(merged.enabled)}`, { option: 'enabled', value: merged.enabled });
   }
@@ -154,6 +140,17 @@ export function resolveContinuation(options: Partial<ContinuationSettings> = {})
     checkInteger(name, merged[name], min, max);
   }
   return Object.freeze(merged);
+}
+
+/** `options` over a copy of `defaults`, undefined values skipped; a name the defaults lack is refused naming `what` it is. */
+function mergeOver<T extends object>(defaults: T, options: object, what: string): T {
+  const merged = { ...defaults };
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (!Object.hasOwn(defaults, name)) throw new BudgetError('LIMIT_OUT_OF_RANGE', `Unknown ${what} \`${name}\``, { option: name });
+    (merged as Record<string, unknown>)[name] = value;
+  }
+  return merged;
 }
 
 function allowedFieldsFor(version: string | undefined): Set<string> {

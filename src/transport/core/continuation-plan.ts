@@ -14,7 +14,8 @@ import { NOTICE_KEY, REPORT_KEY, type ReadStart } from '../../engine/index.js';
 
 type Json = Record<string, unknown>;
 
-function isObject(v: unknown): v is Json {
+/** A JSON object (not an array, not null). */
+export function isObject(v: unknown): v is Json {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 

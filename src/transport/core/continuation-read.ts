@@ -8,7 +8,7 @@
  * left. Following `next` from the first cut part reads everything the budget cut, once.
  */
 import { BudgetError, fitsWithinBudget, type ReadStart, type ResolvedLimits } from '../../engine/index.js';
-import { childOf, parsePointer, pointerSegment, sizeOf, unitAt, valueAt, windowEnd } from './continuation-plan.js';
+import { isObject, childOf, parsePointer, pointerSegment, sizeOf, unitAt, valueAt, windowEnd } from './continuation-plan.js';
 import type { StoredResult } from './continuation-store.js';
 
 type Json = Record<string, unknown>;
@@ -36,10 +36,6 @@ export interface ReadAnswer {
   done: boolean;
   /** The next call to make; absent once everything cut was read. */
   next?: ReadArguments;
-}
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function badRead(message: string, data: Record<string, unknown>): BudgetError {

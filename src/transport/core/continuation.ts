@@ -29,15 +29,11 @@ import {
   type ResolvedLimits,
 } from '../../engine/index.js';
 import { ERROR_META_KEY } from '../../shared/meta.js';
-import { planReads, withoutBudgetParts } from './continuation-plan.js';
+import { isObject, planReads, withoutBudgetParts } from './continuation-plan.js';
 import { readPart, readResult } from './continuation-read.js';
 import type { ContinuationStore } from './continuation-store.js';
 
 type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** The reading tool as `tools/list` lists it. */
 export const CONTINUATION_TOOL_DEFINITION: Json = Object.freeze({
@@ -129,18 +125,13 @@ export class ConnectionContinuation {
     // room would evict itself at once.
     const cap = Math.min(settings.maxResultBytes, settings.maxSessionBytes, settings.maxProcessBytes);
     // A snapshot, not the caller's object (a handler may change or share it after returning): what
-    // is read back is what was cut. A result whose JSON is over V8's string length keeps its beginning.
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(original);
-    } catch (e) {
-      if (!(e instanceof RangeError)) throw e;
-    }
-    let kept = json === undefined ? beginningOf(original, cap) : (JSON.parse(json) as Json);
-    let keptJson = json === undefined ? Buffer.byteLength(JSON.stringify(kept)) : Buffer.byteLength(json);
-    // Measured whole (a walk no costlier than the JSON already made), so the scaling below is exact.
+    // is read back is what was cut. Only a result within the cap is copied whole (measured first,
+    // the walk stopping past the cap): a 200 MB one took 3 s and 490 MB to serialize.
+    const whole = heldBytes(original, 0, cap) <= cap ? snapshotOf(original) : undefined;
+    let kept = whole?.value ?? beginningOf(original, cap);
+    let keptJson = whole?.jsonBytes ?? Buffer.byteLength(JSON.stringify(kept));
     let bytes = heldBytes(kept, keptJson, Infinity);
-    let complete = json !== undefined;
+    let complete = whole !== undefined;
     // The caps count what the kept value takes in memory, not its JSON (an array of empty objects
     // takes twenty times its JSON): larger than one result may hold, its beginning is kept (its
     // JSON scaled by how much more it weighs), and the offer says it is not whole.
@@ -312,10 +303,12 @@ export function heldBytes(value: unknown, jsonBytes: number, stopAt: number): nu
     else if (typeof v === 'number') bytes += 16;
     else if (Array.isArray(v)) {
       bytes += 32 + 8 * v.length;
+      if (bytes > stopAt) break; // a huge array is not pushed item by item to learn that
       for (const x of v) stack.push(x);
     } else if (v !== null && typeof v === 'object') {
       const keys = Object.keys(v);
       bytes += 64 + 24 * keys.length;
+      if (bytes > stopAt) break;
       for (const k of keys) {
         bytes += 2 * k.length;
         stack.push((v as Json)[k]);
@@ -323,6 +316,17 @@ export function heldBytes(value: unknown, jsonBytes: number, stopAt: number): nu
     } else bytes += 8;
   }
   return Math.max(bytes, jsonBytes);
+}
+
+/** A copy of `original` through its JSON, and that JSON's size; undefined when the JSON is over V8's string length. */
+function snapshotOf(original: Json): { value: Json; jsonBytes: number } | undefined {
+  try {
+    const json = JSON.stringify(original);
+    return { value: JSON.parse(json) as Json, jsonBytes: Buffer.byteLength(json) };
+  } catch (e) {
+    if (e instanceof RangeError) return undefined;
+    throw e;
+  }
 }
 
 /** The beginning of a result too large to keep whole: bounded to `bytes` with no other bound in the way, its own report and notice removed. */

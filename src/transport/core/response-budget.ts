@@ -12,6 +12,7 @@ import { classifyMessage, errorMessage, INTERNAL_ERROR, INVALID_REQUEST, RESPONS
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
 import { attachOffer, ConnectionContinuation, isReadCall, limitsWithOfferRoom, offerIn } from './continuation.js';
+import { isObject } from './continuation-plan.js';
 import { ERROR_META_KEY } from '../../shared/meta.js';
 import type { ContinuationStore } from './continuation-store.js';
 
@@ -47,10 +48,6 @@ export type Claim = { kind: 'request'; key: RequestId; request: PendingRequest }
 
 /** The members a response may carry; any other top-level key is dropped like a non-standard field. */
 const RESPONSE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'result', 'error']);
-
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 /** A response with only its standard members (the same object when it has no other). */
 function responseOnly(m: Json): Json {
@@ -354,7 +351,7 @@ export class ResponseBudget {
     // report are the counts now): on a result cut further, its positions do not count what was cut
     // here, and reading it back would rebuild a wrong original. The notice then asks for less.
     if (continuation?.prior !== undefined) {
-      const earlier = (isJson(original._meta) ? original._meta[REPORT_KEY] : undefined) as BudgetReport | undefined;
+      const earlier = (isObject(original._meta) ? original._meta[REPORT_KEY] : undefined) as BudgetReport | undefined;
       if (earlier !== undefined && earlier.omitted_count === report.omitted_count) result = attachOffer(result, continuation.prior, this.current);
     } else if (continuation !== undefined && this.continuation !== undefined) {
       result = this.continuation.offer(continuation.original, result, this.current, request.caller);
@@ -374,8 +371,4 @@ function jsonBytes(v: unknown): number {
 /** UTF-8 bytes of a value as JSON (only measured for a truncation listener). */
 function byteLength(v: unknown): number {
   return Buffer.byteLength(JSON.stringify(v) ?? '');
-}
-
-function isJson(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
