@@ -106,11 +106,6 @@ export class ConnectionContinuation {
     return this.active ? limitsWithOfferRoom(limits) : undefined;
   }
 
-  /** An upstream made the offers (its results carry them): its reading tool is not shadowed, and none is made here. */
-  defer(): void {
-    this.shadowed = true;
-  }
-
   /**
    * Keep `original` and write its continuation into `sent` (the bounded result as it would be
    * sent): the report gets a `continuation`, the notice says what to call. Returns `sent` as it

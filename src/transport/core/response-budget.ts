@@ -311,10 +311,12 @@ export class ResponseBudget {
     }
     if (fitsWithinBudget(m.result, limits, 'result')) return m;
     // With a continuation, the result is bounded smaller by the most the continuation adds. A
-    // result that already carries an offer (an upstream bounds too, and answers its reading tool)
-    // keeps that offer: none is made here, and reads pass on to the upstream.
-    const prior = offerIn(m.result);
-    if (prior !== undefined) this.continuation?.defer();
+    // result that already carries an offer keeps it only from an upstream that lists the reading
+    // tool (so answers it, and none is offered here): an offer from one that does not is forged or
+    // stale, and is replaced by this side's own (it switched this side's offers off for the rest
+    // of the connection, and sent this side's handles upstream).
+    const upstreamReads = this.continuation === undefined || !this.continuation.active;
+    const prior = upstreamReads ? offerIn(m.result) : undefined;
     const reduced = prior !== undefined ? limitsWithOfferRoom(limits) : this.continuation?.boundingLimits(limits);
     const out = boundJson(m.result, reduced ?? limits, 'result');
     if (out.unchanged) return m;
