@@ -18,13 +18,18 @@ interface LimitRow {
   max: number;
   /** Share of maxResultBytes the limit takes unless set. */
   scale?: number;
+  /** The default as help shows it, when the number would mislead. */
+  defaultText?: string;
+  /** A host's variable read when the limit's own is unset. */
+  hostEnv?: string;
 }
 
 function limitsTable(): string {
   const spec = JSON.parse(readFileSync(root + 'specs/limits.json', 'utf8')) as { limits: LimitRow[] };
   const rows = spec.limits.map((l) => {
     const scaled = l.scale === undefined ? '' : ` (${fraction(l.scale)} of \`--max-bytes\` unless set)`;
-    return `| \`${l.name}\` | \`${l.flag}\` | \`${l.env}\` | ${l.default} ${l.unit}${scaled} | ${l.min}–${l.max} |`;
+    const env = l.hostEnv === undefined ? `\`${l.env}\`` : `\`${l.env}\`, else \`${l.hostEnv}\``;
+    return `| \`${l.name}\` | \`${l.flag}\` | ${env} | ${l.defaultText ?? `${l.default} ${l.unit}`}${scaled} | ${l.min}–${l.max} |`;
   });
   return ['| option | flag | environment | default | range |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }

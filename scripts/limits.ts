@@ -30,6 +30,8 @@ export function renderLimitsSpec(): string {
         default: d.default,
         unit: d.unit,
         ...(d.scale === undefined ? {} : { scale: d.scale }),
+        ...(d.defaultText === undefined ? {} : { defaultText: d.defaultText }),
+        ...(d.hostEnv === undefined ? {} : { hostEnv: d.hostEnv }),
         min: d.min,
         max: d.max,
       };

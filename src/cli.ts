@@ -4,7 +4,7 @@
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
-import { BUDGET_FLAGS, budgetOptionsFromEnv, budgetOptionsFromFlags, continuationFromEnv, continuationFromFlags, messageCapOf, usageError } from './cli/args.js';
+import { BUDGET_FLAGS, budgetOptionsFromEnv, envSourceOf, budgetOptionsFromFlags, continuationFromEnv, continuationFromFlags, messageCapOf, usageError } from './cli/args.js';
 import { CutLog, cutLogger, logCutsEnabled } from './cli/cut-log.js';
 import { commandHelp, mainHelp, packageVersion, usageText } from './cli/help.js';
 import { listenArgsFromFlags } from './cli/listen-args.js';
@@ -160,7 +160,7 @@ function sourceNames(fromFlags: BudgetOptions, fromEnv: BudgetOptions): Record<s
   const named: Record<string, string> = {};
   for (const def of BUDGET_FLAGS) {
     if (fromFlags[def.limit] !== undefined) named[def.limit] = def.flag;
-    else if (fromEnv[def.limit] !== undefined) named[def.limit] = def.env;
+    else if (fromEnv[def.limit] !== undefined) named[def.limit] = envSourceOf(def, process.env) ?? def.env;
   }
   if (fromFlags.notice !== undefined) named.notice = '--no-notice';
   else if (fromEnv.notice !== undefined) named.notice = 'MCP_BUDGET_NOTICE';

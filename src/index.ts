@@ -12,6 +12,7 @@ export {
   ByteBudget,
   contradictions,
   DEFAULT_LIMITS,
+  estimateTokens,
   LIMIT_RANGES,
   minResultBytes,
   MIRROR_SUMMARY,

@@ -41,12 +41,20 @@ function parseCount(flag: string, text: string): number {
 }
 
 /** Budget flags: name, the limit it sets, and whether it takes a size (with units) or a count (from the limits table). */
-export const BUDGET_FLAGS: readonly { flag: string; limit: NumericLimit; size: boolean; env: string }[] = NUMERIC_LIMITS.map((limit) => ({
+export const BUDGET_FLAGS: readonly { flag: string; limit: NumericLimit; size: boolean; env: string; hostEnv: string | undefined }[] = NUMERIC_LIMITS.map((limit) => ({
   flag: LIMITS[limit].flag,
   limit,
   size: LIMITS[limit].unit === 'bytes',
   env: LIMITS[limit].env,
+  hostEnv: LIMITS[limit].hostEnv,
 }));
+
+/** The variable a budget limit is read from: its own, else the host's for the same bound when that is set. */
+export function envSourceOf(def: (typeof BUDGET_FLAGS)[number], env: NodeJS.ProcessEnv): string | undefined {
+  if (env[def.env] !== undefined && env[def.env] !== '') return def.env;
+  if (def.hostEnv !== undefined && env[def.hostEnv] !== undefined && env[def.hostEnv] !== '') return def.hostEnv;
+  return undefined;
+}
 
 /**
  * Budget options from parsed flags (`parseArgs` values keyed by long name: `max-bytes`,
@@ -72,11 +80,12 @@ export function budgetOptionsFromFlags(values: Readonly<Record<string, unknown>>
 export function budgetOptionsFromEnv(env: NodeJS.ProcessEnv): BudgetOptions {
   const options: BudgetOptions = {};
   for (const def of BUDGET_FLAGS) {
-    const v = env[def.env];
-    if (v === undefined || v === '') continue;
-    const n = def.size ? parseSize(def.env, v) : parseCount(def.env, v);
+    const name = envSourceOf(def, env);
+    if (name === undefined) continue;
+    const v = env[name]!;
+    const n = def.size ? parseSize(name, v) : parseCount(name, v);
     const { min, max } = LIMIT_RANGES[def.limit];
-    if (n < min || n > max) throw usageError(`Expected \`${def.env}\` to be from ${min} to ${max}, got ${v}`);
+    if (n < min || n > max) throw usageError(`Expected \`${name}\` to be from ${min} to ${max}, got ${v}`);
     options[def.limit] = n;
   }
   if (envSwitch(env, 'MCP_BUDGET_NOTICE') === false) options.notice = false;

@@ -71,8 +71,8 @@ export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
       type: 'string',
       value: 'N',
       help: `${budgetHelp(def.limit)} (${min}–${max})`,
-      default: def.size ? formatBytes(n) : String(n),
-      env: def.env,
+      default: LIMITS[def.limit].defaultText ?? (def.size ? formatBytes(n) : String(n)),
+      env: def.hostEnv === undefined ? def.env : `${def.env}, else ${def.hostEnv}`,
     };
   }),
   { name: 'no-notice', type: 'boolean', help: 'do not append the model-visible notice block', env: 'MCP_BUDGET_NOTICE=0' },

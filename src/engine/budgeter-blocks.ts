@@ -23,6 +23,7 @@ export abstract class BudgeterBlocks extends BudgeterState {
     this.out.rollback(tx.mark);
     this.report.rollback(tx.report);
     this.textUsed = tx.textUsed;
+    this.textCost = tx.textCost;
     this.candidates.length = tx.candidates;
     this.exhausted = tx.exhausted;
     this.frames[parentAt]!.kept = tx.parentKept;

@@ -24,7 +24,7 @@ export abstract class BudgeterMirror extends BudgeterBlocks {
     const l = this.limits;
     let lent = 0;
     for (const c of this.candidates) lent += c.raw;
-    return summaryNeed(this.candidates, l.maxBlockBytes, l.maxTextBytes - this.textUsed) - lent;
+    return summaryNeed(this.candidates, l.maxBlockBytes, l.maxTextBytes - this.textUsed, l.tokenBound - this.textCost) - lent;
   }
 
   protected endMirror(): void {
@@ -57,19 +57,25 @@ export abstract class BudgeterMirror extends BudgeterBlocks {
       const l = this.limits;
       let spare = this.room();
       for (const o of others) spare += o.raw;
-      const rw = rewriteMirror(this.out.read(r!.from, r!.to), c, { maxBlockBytes: l.maxBlockBytes, textLeft: l.maxTextBytes - this.textUsed, room: spare });
-      this.rewriteCandidate(c, rw.text, rw.delta);
+      const rw = rewriteMirror(this.out.read(r!.from, r!.to), c, {
+        maxBlockBytes: l.maxBlockBytes,
+        textLeft: l.maxTextBytes - this.textUsed,
+        room: spare,
+        costLeft: l.tokenBound - this.textCost,
+      });
+      this.rewriteCandidate(c, rw.text, rw.delta, rw.costDelta);
     }
     // Bytes lent to the structure come back from the other candidates, last first: emptied.
-    for (let i = others.length - 1; i >= 0 && this.room() < 0; i--) this.rewriteCandidate(others[i]!, '', -others[i]!.raw);
+    for (let i = others.length - 1; i >= 0 && this.room() < 0; i--) this.rewriteCandidate(others[i]!, '', -others[i]!.raw, -others[i]!.cost);
     for (const x of this.candidates) this.out.release(x.pin);
     this.candidates = [];
     this.mirrorRange = undefined;
   }
 
-  private rewriteCandidate(c: MirrorCandidate, text: string, delta: number): void {
+  private rewriteCandidate(c: MirrorCandidate, text: string, delta: number, costDelta: number): void {
     this.out.replaceRange(c.from, c.to, text, delta);
     this.textUsed += delta;
+    this.textCost += costDelta;
   }
 
   /** True while `structuredContent` is being bounded as the rebuild of a text mirror. */

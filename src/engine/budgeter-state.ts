@@ -14,6 +14,7 @@ import { childRole, countsItems, startsCapture, strKind, type Container, type Ro
 import { ReportBuilder, escapePointerSegment, type BudgetKind, type BudgetReport, type ReportMark } from './report.js';
 import { utf8Length } from './wire.js';
 import type { MirrorCandidate } from './text-mirror.js';
+import type { TokenTally } from './token-estimate.js';
 import type { Base64Check, JsonType, ShapeTracker } from './shapes.js';
 
 /** @internal */
@@ -21,6 +22,7 @@ export interface Tx {
   mark: Mark;
   report: ReportMark;
   textUsed: number;
+  textCost: number;
   parentKept: number;
   candidates: number;
   /** Whether the budget was spent when the block began (an earlier notice dropped gives it back). */
@@ -70,6 +72,8 @@ export interface Str {
   pin: Mark | undefined;
   /** The text budget was spent before this text began: cut, it goes with its block (an empty one stays). */
   dropIfCut: boolean;
+  /** A text's token estimate so far, when the token bound can cut. */
+  tally: TokenTally | undefined;
   /** Validity of a base64 member (`data`, `blob`), checked as it streams. */
   b64: Base64Check | undefined;
   /** The value of a block's `type`, collected (it is bounded by `maxStringBytes`). */
@@ -105,6 +109,8 @@ export abstract class BudgeterState {
   protected closing = 0;
   protected exhausted = false;
   protected textUsed = 0;
+  /** Estimated tokens of the texts kept so far, in hundredths (only counted when `limits.tokenBound` can cut). */
+  protected textCost = 0;
   protected isErrorReserved = false;
   /** Cut text blocks that may mirror the structure to come (see text-mirror.ts). */
   protected candidates: MirrorCandidate[] = [];

@@ -11,6 +11,7 @@ import { MAX_ENVELOPE_FIELD_BYTES, MIN_CUT_BYTES } from './limits.js';
 import type { BudgetKind } from './report.js';
 import { scalarRole } from './roles.js';
 import { Base64Check, looksOpaque } from './shapes.js';
+import { addTokens, tokensFitEnd, tokenTally } from './token-estimate.js';
 import { cutString, escapeContent, utf8Length } from './wire.js';
 
 export abstract class BudgeterStrings extends BudgeterValues {
@@ -81,7 +82,8 @@ export abstract class BudgeterStrings extends BudgeterValues {
       first: -1,
       contentStart: this.out.length,
       pin: kind === 'text' && parent.role === 'block' ? this.out.mark() : undefined,
-      dropIfCut: kind === 'text' && l.maxTextBytes - this.textUsed <= 0,
+      tally: kind === 'text' && l.tokenBound !== Infinity ? tokenTally() : undefined,
+      dropIfCut: kind === 'text' && (l.maxTextBytes - this.textUsed <= 0 || this.textCost >= l.tokenBound),
       b64: kind === 'atomic' ? new Base64Check() : undefined,
       value: kind === 'opaque' && parent.role === 'block' && parent.key === 'type' ? '' : undefined,
     };
@@ -112,26 +114,43 @@ export abstract class BudgeterStrings extends BudgeterValues {
   private take(s: Str, text: string): boolean {
     if (s.first < 0) s.first = text.charCodeAt(0);
     if (s.value !== undefined && s.value.length <= 64) s.value += text.slice(0, 65);
+    // A text under the token bound: the longest prefix of this chunk within the tokens left first.
+    let tokenCut = false;
+    if (s.tally !== undefined) {
+      const end = tokensFitEnd(s.tally, text, 0, this.limits.tokenBound - this.textCost);
+      if (end < text.length) {
+        text = text.slice(0, end);
+        tokenCut = true;
+      }
+    }
     const left = s.budget - s.used;
     // Perf: a chunk whose worst case (7 bytes per unit) fits is escaped natively in one go.
     if (text.length * 7 <= left) {
       s.b64?.feed(text);
       const esc = escapeContent(text);
-      this.emitContent(s, esc);
-      return true;
+      this.emitContent(s, esc, text, text.length);
+      return tokenCut ? this.cutByTokens(s) : true;
     }
     const cut = cutString(text, 0, left, false);
     if (cut.end === text.length) {
       // Perf: base64 is checked only once it is known to be kept (a cut one goes whole).
       s.b64?.feed(text);
-      this.emitContent(s, escapeContent(text));
-      return true;
+      this.emitContent(s, escapeContent(text), text, text.length);
+      return tokenCut ? this.cutByTokens(s) : true;
     }
-    if (cut.end > 0) this.emitContent(s, escapeContent(text.slice(0, cut.end)));
+    if (cut.end > 0) this.emitContent(s, escapeContent(text.slice(0, cut.end)), text, cut.end);
     return this.cutHere(s);
   }
 
-  private emitContent(s: Str, esc: string): void {
+  /** The text's tokens ran out before its bytes: cut, named by the token bound. */
+  private cutByTokens(s: Str): false {
+    s.limitKind = 'text_tokens';
+    return this.cutHere(s);
+  }
+
+  /** Writes `esc`, the escaped `text[0, units)`, and counts it. */
+  private emitContent(s: Str, esc: string, text: string, units: number): void {
+    if (s.tally !== undefined) addTokens(s.tally, text, 0, units);
     const bytes = utf8Length(esc);
     this.out.write(esc, bytes);
     if (s.kind === 'envelope') this.outside += bytes;
@@ -144,7 +163,7 @@ export abstract class BudgeterStrings extends BudgeterValues {
     s.cut = true;
     if (s.kind === 'atomic') return this.abandonBlock('binary_block');
     if (s.kind === 'envelope') throw this.envelopeTooLarge(this.top!.key);
-    if (s.dropIfCut) return this.abandonBlock('text_total_bytes');
+    if (s.dropIfCut) return this.abandonBlock(this.limits.maxTextBytes - this.textUsed <= 0 ? 'text_total_bytes' : 'text_tokens');
     const opaque = s.kind === 'opaque' || (s.kind === 'generic' && looksOpaque(this.out.read(s.contentStart, this.out.length)));
     if (opaque && s.limitKind !== 'result_bytes') {
       // Opaque strings are kept whole or not at all: the member goes, later siblings stay.
@@ -192,12 +211,14 @@ export abstract class BudgeterStrings extends BudgeterValues {
     }
     if (s.kind === 'text') {
       this.textUsed += s.usedRaw;
+      const cost = s.tally?.cost ?? 0;
+      this.textCost += cost;
       if (s.pin !== undefined) {
         // A structure is an object: only a cut text that starts with `{` can be its mirror.
         const isCandidate = s.cut && this.mayMirror(s);
         if (isCandidate) {
           const block = this.frames[this.frames.length - 2]!.cur;
-          this.candidates.push({ block, from: s.contentStart, to: this.out.length - 1, pin: s.pin, raw: s.usedRaw });
+          this.candidates.push({ block, from: s.contentStart, to: this.out.length - 1, pin: s.pin, raw: s.usedRaw, cost });
         } else {
           this.out.release(s.pin);
         }

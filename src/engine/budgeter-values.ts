@@ -102,6 +102,7 @@ export abstract class BudgeterValues extends BudgeterMirror {
         mark,
         report: this.report.mark(),
         textUsed: this.textUsed,
+        textCost: this.textCost,
         parentKept,
         candidates: this.candidates.length,
         exhausted: this.exhausted,

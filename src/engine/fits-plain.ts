@@ -6,6 +6,7 @@
  */
 import type { ResolvedLimits } from './options.js';
 import { escapedSize } from './escape-count.js';
+import { textsWithinTokens } from './token-estimate.js';
 
 /** A value `JSON.stringify` writes as its own members (an object with no `toJSON`). */
 export function isPlainish(v: unknown): v is object {
@@ -49,6 +50,7 @@ export function plainTextResultFits(value: object, limits: ResolvedLimits): bool
     units += n;
     bytes += TEXT_BLOCK_FRAME_BYTES + 2;
   }
+  if (limits.tokenBound !== Infinity && !textsWithinTokens(content.map((b: { text: string }) => b.text), limits.tokenBound)) return false;
   if (!over && units * 6 <= limits.maxTextBytes && bytes + units * 6 <= limits.maxResultBytes) return true;
   // Exactly: a text longer than the block bound (in units) cannot fit, nor can texts longer in
   // sum than the text bound; the others are measured.

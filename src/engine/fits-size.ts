@@ -4,6 +4,7 @@
  */
 import type { ResolvedLimits } from './options.js';
 import { escapedSize, utf8Size } from './escape-count.js';
+import { textsWithinTokens } from './token-estimate.js';
 
 /** Length of `String(n)` for a finite number. Perf: integers without building a string. */
 export function numberLength(n: number): number {
@@ -64,7 +65,7 @@ export function jsonFits(json: string, texts: readonly string[], lower: number, 
     const t = texts[i]!;
     if (t.length + slack > limits.maxBlockBytes && !blockWithin(t, limits.maxBlockBytes)) return false;
   }
-  return true;
+  return textsWithinTokens(texts, limits.tokenBound);
 }
 
 /** One text within the block bound: 6 bytes a unit, else exactly. */

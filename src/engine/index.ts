@@ -51,5 +51,6 @@ export { MemberScanner, type MemberPolicy, type MemberScanOptions, type ScanErro
 export { SCALAR_START, scalarComplete, stepScalar } from './json-scalar.js';
 export { Byte, endsScalar, isDigit, isWs, skipWs } from './json-bytes.js';
 export { MIRROR_SUMMARY } from './text-mirror.js';
+export { estimateTokens } from './token-estimate.js';
 export { Tokenizer } from './tokenizer.js';
 export { cutString, mirrorLength, type Cut } from './wire.js';

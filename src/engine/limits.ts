@@ -10,6 +10,13 @@ export interface BudgetLimits {
   maxTextBytes: number;
   /** One text block's `text` (or resource `text`), escaped, without quotes. @default 32768 */
   maxBlockBytes: number;
+  /**
+   * Estimated tokens of all `content[].text` and embedded-resource `text` together, as the model
+   * reads them (decoded); the tighter of this and the byte bounds cuts. The estimate
+   * (token-estimate.ts) stays at or above what open tokenizers count on the measured corpus.
+   * @default 1073741824 (off: the byte bounds alone)
+   */
+  maxTokens: number;
   /** Items kept per array (outside `content[]`, which text and byte bounds limit). @default 200 */
   maxItems: number;
   /** Members kept per object. @default 200 */
@@ -38,6 +45,7 @@ export const BUDGET_KINDS = [
   'result_bytes',
   'text_total_bytes',
   'text_block_bytes',
+  'text_tokens',
   'binary_block',
   'array_items',
   'object_keys',
@@ -55,7 +63,14 @@ export interface LimitDeclaration {
   readonly min: number;
   readonly max: number;
   /** What one unit counts; `bytes` takes KiB/MiB/GiB on the command line. */
-  readonly unit: 'bytes' | 'items' | 'members' | 'levels' | 'pointers';
+  readonly unit: 'bytes' | 'tokens' | 'items' | 'members' | 'levels' | 'pointers';
+  /** How help shows the default when the number would mislead (a bound that is off unless set). */
+  readonly defaultText?: string;
+  /**
+   * A host's own variable for the same bound, read when this limit's variable is unset (the most
+   * used agent host reads `MAX_MCP_OUTPUT_TOKENS`).
+   */
+  readonly hostEnv?: string;
   /** Share of `maxResultBytes` this limit takes unless set explicitly. */
   readonly scale?: number;
   /** The command-line flag and the environment variable that set it. */
@@ -100,6 +115,13 @@ const LIMIT_TABLE = {
     default: 32 * 1024, min: 1, max: GiB, unit: 'bytes', scale: 1 / 2, flag: '--max-block-bytes', env: 'MCP_BUDGET_MAX_BLOCK_BYTES',
     help: 'one text block',
     kinds: ['text_block_bytes'], liftable: false,
+  },
+  maxTokens: {
+    // The maximum is off: an estimate never exceeds the text's bytes, which no bound lets past 1 GiB.
+    default: GiB, min: 64, max: GiB, unit: 'tokens', flag: '--max-tokens', env: 'MCP_BUDGET_MAX_TOKENS', hostEnv: 'MAX_MCP_OUTPUT_TOKENS',
+    defaultText: 'off (the byte bounds alone)',
+    help: 'estimated tokens of all text blocks together, at or above what open tokenizers count (the tighter of this and the byte bounds cuts)',
+    kinds: ['text_tokens'], liftable: false,
   },
   maxItems: {
     default: 200, min: 1, max: 10_000_000, unit: 'items', flag: '--max-items', env: 'MCP_BUDGET_MAX_ITEMS',

@@ -23,6 +23,12 @@ export type ResolvedLimits = Readonly<BudgetLimits> & {
   readonly allowedFields: ReadonlySet<string>;
   /** Bytes set aside for the report and the notice before any content is written. */
   readonly reserveBytes: number;
+  /**
+   * The token bound in hundredths of a token (token-estimate.ts counts in hundredths), or Infinity
+   * when it cannot cut: an estimate never exceeds a text's bytes, so a bound at or above the text
+   * bound is never reached and nothing needs counting.
+   */
+  readonly tokenBound: number;
 };
 
 /** Content room that must remain once the report and notice are reserved. */
@@ -88,6 +94,7 @@ export function resolveLimits(options: BudgetOptions | ResolvedLimits = {}): Res
     ...merged,
     allowedFields: allowedFieldsFor(version),
     reserveBytes: maxReserveBytes(merged),
+    tokenBound: merged.maxTokens < merged.maxTextBytes ? merged.maxTokens * 100 : Infinity,
   });
   RESOLVED.add(resolved);
   return resolved;

@@ -11,6 +11,7 @@
  * candidate; the source says at the end of the structure which one, if any, was its JSON.
  */
 import type { Mark } from './output.js';
+import { addTokens, tokenTally } from './token-estimate.js';
 import { escapeContent, utf8Length } from './wire.js';
 
 /** The summary that replaces a mirror whose rebuilt JSON does not fit. Deterministic. */
@@ -30,12 +31,16 @@ export interface MirrorCandidate {
   pin: Mark;
   /** Bytes of that text as written (escaped). */
   raw: number;
+  /** Its token estimate in hundredths (0 when the token bound cannot cut). */
+  cost: number;
 }
 
 /** What a candidate's text becomes, with the change in bytes it brings. */
 export interface MirrorRewrite {
   text: string;
   delta: number;
+  /** The change in the text's token estimate (hundredths). */
+  costDelta: number;
 }
 
 /** Bounds a rewrite must respect, known to the budgeter when the structure closes. */
@@ -45,6 +50,16 @@ export interface RewriteRoom {
   textLeft: number;
   /** Result bytes still available. */
   room: number;
+  /** Text tokens still available, in hundredths, if the candidate's own were given back (Infinity: no token bound). */
+  costLeft: number;
+}
+
+/** A text's token estimate in hundredths, only when a token bound is there to hold it to. */
+function costOf(text: string, costLeft: number): number {
+  if (costLeft === Infinity) return 0;
+  const t = tokenTally();
+  addTokens(t, text);
+  return t.cost;
 }
 
 /**
@@ -52,19 +67,23 @@ export interface RewriteRoom {
  * summary when it fits, else the empty string (which always fits: it only gives bytes back).
  */
 export function rewriteMirror(structureJson: string, c: MirrorCandidate, bounds: RewriteRoom): MirrorRewrite {
-  for (const text of [escapeContent(structureJson), escapeContent(MIRROR_SUMMARY)]) {
+  for (const plain of [structureJson, MIRROR_SUMMARY]) {
+    const text = escapeContent(plain);
     const size = utf8Length(text);
-    if (size <= bounds.maxBlockBytes && size <= bounds.textLeft + c.raw && size - c.raw <= bounds.room) return { text, delta: size - c.raw };
+    if (size > bounds.maxBlockBytes || size > bounds.textLeft + c.raw || size - c.raw > bounds.room) continue;
+    const cost = costOf(plain, bounds.costLeft);
+    if (cost <= bounds.costLeft + c.cost) return { text, delta: size - c.raw, costDelta: cost - c.cost };
   }
-  return { text: '', delta: -c.raw };
+  return { text: '', delta: -c.raw, costDelta: -c.cost };
 }
 
 /**
  * Bytes the summary will need once the structure is bounded: its size when the text bounds allow
  * it in place of some candidate, else 0 (that candidate would be emptied).
  */
-export function summaryNeed(candidates: readonly MirrorCandidate[], maxBlockBytes: number, textLeft: number): number {
+export function summaryNeed(candidates: readonly MirrorCandidate[], maxBlockBytes: number, textLeft: number, costLeft: number): number {
   const size = utf8Length(escapeContent(MIRROR_SUMMARY));
-  for (const c of candidates) if (size <= maxBlockBytes && size <= textLeft + c.raw) return size;
+  const cost = costOf(MIRROR_SUMMARY, costLeft);
+  for (const c of candidates) if (size <= maxBlockBytes && size <= textLeft + c.raw && cost <= costLeft + c.cost) return size;
   return 0;
 }

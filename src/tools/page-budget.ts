@@ -66,11 +66,19 @@ export function pageBudgetFor(limits: ResolvedLimits): PageBudget {
   const byTotal = Math.floor((limits.maxResultBytes - limits.reserveBytes - PAGE_OVERHEAD_BYTES) / 3);
   // The mirror alone (≤ 2× the structure) within one text block and the text total.
   const byText = Math.floor((Math.min(limits.maxBlockBytes, limits.maxTextBytes) - PAGE_OVERHEAD_BYTES) / 2);
-  const maxPageBytes = Math.min(byTotal, byText);
+  // The mirror's tokens: an estimate never exceeds the text's bytes, and a page's mirror (its
+  // structure's JSON, unescaped) is at most 1.5× the page bound (see `fitItems`).
+  const byTokens = limits.tokenBound === Infinity ? Infinity : Math.floor(((limits.maxTokens - PAGE_OVERHEAD_BYTES) * 2) / 3);
+  const maxPageBytes = Math.min(byTotal, byText, byTokens);
   if (maxPageBytes < MIN_PAGE_BYTES) {
-    const name = byTotal <= byText ? 'maxResultBytes' : limits.maxBlockBytes <= limits.maxTextBytes ? 'maxBlockBytes' : 'maxTextBytes';
+    const name =
+      byTokens < Math.min(byTotal, byText) ? 'maxTokens' : byTotal <= byText ? 'maxResultBytes' : limits.maxBlockBytes <= limits.maxTextBytes ? 'maxBlockBytes' : 'maxTextBytes';
     const min =
-      name === 'maxResultBytes' ? 3 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES + limits.reserveBytes : 2 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES;
+      name === 'maxResultBytes'
+        ? 3 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES + limits.reserveBytes
+        : name === 'maxTokens'
+          ? Math.ceil((3 * MIN_PAGE_BYTES) / 2) + PAGE_OVERHEAD_BYTES
+          : 2 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES;
     throw tooSmall(name, limits[name], min, `a page of at least ${MIN_PAGE_BYTES} bytes and its text mirror must fit`);
   }
   return {

@@ -312,6 +312,7 @@ function kindExplains(r: BudgetReport, input: unknown, limits: ResolvedLimits): 
       return segs.length === 2 && segs[0] === 'content' && isObject(value) && ('data' in value || isObject(value.resource));
     case 'text_block_bytes':
     case 'text_total_bytes':
+    case 'text_tokens':
       return segs[0] === 'content' && (segs.length === 2 || last === 'text');
     case 'array_items':
       return Array.isArray(parent) && parent.length > limits.maxItems;

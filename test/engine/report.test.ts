@@ -184,6 +184,7 @@ describe('report', () => {
         'string_bytes',
         'text_block_bytes',
         'text_total_bytes',
+        'text_tokens',
         'top_level_field',
         'invalid_block',
       ].sort(),

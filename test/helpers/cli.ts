@@ -66,7 +66,7 @@ export function ensureBuilt(): void {
 /** The environment without any MCP_BUDGET_* variable, plus `extra`. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCP_BUDGET_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCP_BUDGET_') && k !== 'MAX_MCP_OUTPUT_TOKENS') env[k] = v;
   return { ...env, ...extra };
 }
 

@@ -4,6 +4,14 @@
  */
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { NOTICE_KEY, REPORT_KEY } from '../../src/engine/limits.js';
+import { addTokens, tokenTally } from '../../src/engine/token-estimate.js';
+
+/** A text's token estimate in hundredths, from its own start. */
+function tokenCost(text: string): number {
+  const t = tokenTally();
+  addTokens(t, text);
+  return t.cost;
+}
 import type { ResolvedLimits } from '../../src/engine/options.js';
 import type { BudgetReport } from '../../src/engine/report.js';
 
@@ -146,6 +154,7 @@ export function boundViolations(output: unknown, limits: ResolvedLimits, root: '
     if ('_meta' in output && !isObject(output._meta)) bad.push('_meta is not an object');
   }
   let textTotal = 0;
+  let textTokens = 0;
   const content = root === 'result' ? output.content : undefined;
   const noticeAt = Array.isArray(content) && content.length > 0 && isNoticeBlock(content[content.length - 1]) ? content.length - 1 : -1;
   const stack: { value: unknown; role: Role; depth: number; path: string }[] = [{ value: output, role: root, depth: 1, path: '' }];
@@ -180,6 +189,7 @@ export function boundViolations(output: unknown, limits: ResolvedLimits, root: '
           const n = escapedBytes(v);
           if (n > limits.maxBlockBytes) bad.push(`${p}: text of ${n} bytes > maxBlockBytes`);
           textTotal += n;
+          textTokens += tokenCost(v);
         } else if ((role === 'block' && k === 'data') || (role === 'resource' && k === 'blob')) {
           // binary: never cut, never bounded by maxStringBytes
         } else if (escapedBytes(v) > limits.maxStringBytes) {
@@ -198,6 +208,7 @@ export function boundViolations(output: unknown, limits: ResolvedLimits, root: '
     }
   }
   if (textTotal > limits.maxTextBytes) bad.push(`total text ${textTotal} bytes > maxTextBytes ${limits.maxTextBytes}`);
+  if (textTokens > limits.maxTokens * 100) bad.push(`total text ${textTokens / 100} estimated tokens > maxTokens ${limits.maxTokens}`);
   return bad;
 }
 

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOTICE_KEY, REPORT_KEY } from '../../src/engine/limits.js';
+import { estimateTokens } from '../../src/engine/token-estimate.js';
 import { applyPart, withoutBudgetParts } from '../../src/transport/core/continuation-plan.js';
 import type { ReadAnswer } from '../../src/transport/core/continuation-read.js';
 import { ensureBuilt } from '../helpers/cli.js';
@@ -57,7 +58,7 @@ function instruction(result: Json): { tool: string; args: Json } {
 }
 
 /** Call a tool; follow the notice and every `next`; put each part in place. */
-async function followNotice(client: Client, tool: Tool, budget: number): Promise<{ rebuilt: unknown; calls: number; first: Json }> {
+async function followNotice(client: Client, tool: Tool, budget: number, maxTokens?: number): Promise<{ rebuilt: unknown; calls: number; first: Json }> {
   const first = (await client.callTool({ name: tool, arguments: {} })) as Json;
   expect(Buffer.byteLength(JSON.stringify(first))).toBeLessThanOrEqual(budget);
   const report = (first._meta as Json)[REPORT_KEY] as Json;
@@ -71,6 +72,7 @@ async function followNotice(client: Client, tool: Tool, budget: number): Promise
     calls++;
     expect(r.isError, JSON.stringify(r.content)).not.toBe(true);
     expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(budget);
+    if (maxTokens !== undefined) for (const b of r.content as Json[]) expect(estimateTokens(String(b.text ?? ''))).toBeLessThanOrEqual(maxTokens);
     const a = r.structuredContent as unknown as ReadAnswer;
     const data = a.text !== undefined ? { text: a.text } : a.items !== undefined ? { items: a.items } : { members: a.members! };
     root = applyPart(root, a.path, a.position, data);
@@ -95,6 +97,20 @@ describe('continuation end to end', { timeout: 120_000 }, () => {
       });
     }
   }
+
+  it('continuation: behind the proxy with --max-tokens 2000, the first result and every part are within the tokens, and the log comes back whole', async () => {
+    const client = await connect('proxy', 65536, ['--max-tokens', '2000']);
+    const textTokens = (r: Json): number =>
+      (r.content as Json[]).filter((b) => (b._meta as Json | undefined)?.[NOTICE_KEY] !== true).reduce((n, b) => n + estimateTokens(String(b.text ?? '')), 0);
+    const first = (await client.callTool({ name: 'read_log', arguments: {} })) as Json;
+    expect(((first._meta as Json)[REPORT_KEY] as Json).budget_kind).toBe('text_tokens');
+    expect(textTokens(first)).toBeLessThanOrEqual(2000);
+    expect(textTokens(first)).toBeGreaterThan(1500);
+    const { rebuilt, calls } = await followNotice(client, 'read_log', 65536, 2000);
+    expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(RESULTS.read_log()));
+    // Each part came as one answer whose text (its JSON mirror) is within the tokens too.
+    expect(calls).toBeGreaterThan(Math.floor(estimateTokens(JSON.stringify(RESULTS.read_log())) / 2000) - 1);
+  });
 
   it('continuation: a proxy in front of a server that bounds too keeps the server\'s offer, and its reads pass through', async () => {
     const budget = 8192;

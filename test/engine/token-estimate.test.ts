@@ -1,0 +1,160 @@
+/**
+ * The token bound: the estimate against open tokenizers on real text of every kind, its
+ * arithmetic (additive over pieces, cut at the longest prefix, never above the bytes), and the
+ * bound through the budget, the fast path and the command line.
+ */
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { samples } from '../../bench/tokens/corpus.js';
+import { TOKENIZERS } from '../../bench/tokens/tokenizers.js';
+import { boundJson, fitsWithinBudget, resolveLimits } from '../../src/engine/index.js';
+import { serializeIfFits } from '../../src/engine/fits.js';
+import { addTokens, estimateTokens, tokensFitEnd, tokenTally } from '../../src/engine/token-estimate.js';
+import { ensureBuilt, runCli } from '../helpers/cli.js';
+
+/** Time-boxed runs; FC_RUNS / FC_TIME_MS widen a local exploration without editing the file. */
+const fcRun = <T>(p: fc.IPropertyWithHooks<T>): void =>
+  fc.assert(p, { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 2000) });
+
+const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
+const textArb = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 300 }),
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.stringMatching(/^[A-Za-z0-9+/ \n.,{}":]{0,300}$/),
+);
+
+describe('token estimate', () => {
+  it('token estimate: at or above four open tokenizers on a piece of every document of the corpus', () => {
+    // One 4 KiB piece of each document (the whole corpus, three sizes, is `npm run bench:tokens`).
+    const under: string[] = [];
+    const pieces = samples([4096], 1);
+    expect(pieces.length).toBeGreaterThan(60);
+    for (const s of pieces) {
+      const est = estimateTokens(s.text);
+      for (const [name, count] of Object.entries(TOKENIZERS)) {
+        const n = count(s.text);
+        if (est < n) under.push(`${s.kind} ${s.source}: ${name} ${n} > estimate ${est}`);
+      }
+    }
+    expect(under).toEqual([]);
+  }, 120_000);
+
+  it('token estimate: additive over pieces, never above the UTF-8 bytes', () => {
+    fcRun(
+      fc.property(textArb, fc.array(fc.nat(), { maxLength: 6 }), (text, cuts) => {
+        const whole = tokenTally();
+        addTokens(whole, text);
+        // Pieces at any boundary that does not split a surrogate pair.
+        const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].filter((p) => !(p > 0 && p < text.length && (text.charCodeAt(p) & 0xfc00) === 0xdc00 && (text.charCodeAt(p - 1) & 0xfc00) === 0xd800)).sort((a, b) => a - b);
+        const pieces = tokenTally();
+        let from = 0;
+        for (const p of [...points, text.length]) {
+          addTokens(pieces, text, from, p);
+          from = p;
+        }
+        expect(pieces.cost).toBe(whole.cost);
+        expect(estimateTokens(text)).toBeLessThanOrEqual(utf8(text));
+      }),
+    );
+  });
+
+  it('token estimate: the cut is the longest prefix within the limit, and never splits a pair', () => {
+    fcRun(
+      fc.property(textArb, fc.nat(3000), (text, limit) => {
+        const t = tokenTally();
+        const end = tokensFitEnd(t, text, 0, limit);
+        expect(t.cost).toBe(0); // not changed
+        const kept = tokenTally();
+        addTokens(kept, text, 0, end);
+        expect(kept.cost).toBeLessThanOrEqual(limit);
+        if (end < text.length) {
+          expect((text.charCodeAt(end) & 0xfc00) === 0xdc00 && end > 0 && (text.charCodeAt(end - 1) & 0xfc00) === 0xd800).toBe(false);
+          const next = (text.charCodeAt(end) & 0xfc00) === 0xd800 && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00 ? end + 2 : end + 1;
+          const more = tokenTally();
+          addTokens(more, text, 0, next);
+          expect(more.cost).toBeGreaterThan(limit);
+        }
+      }),
+    );
+  });
+});
+
+const prose = samples([32_768], 1).find((s) => s.kind === 'english')!.text;
+const cjk = samples([32_768], 1).find((s) => s.kind === 'cjk')!.text;
+
+describe('token bound', () => {
+  it('token bound: the tighter of tokens and bytes cuts, and the kept text is within the tokens by every tokenizer', () => {
+    for (const text of [prose, cjk]) {
+      const result = { content: [{ type: 'text', text }, { type: 'text', text: 'tail' }] };
+      const out = boundJson(result, { maxTokens: 1000 }, 'result');
+      const kept = (JSON.parse(out.json) as { content: { text: string }[] }).content.filter((b) => !('_meta' in b)).map((b) => b.text);
+      expect(out.report?.budget_kind).toBe('text_tokens');
+      expect(out.report?.omitted_paths).toContain('/content/0/text');
+      const est = kept.reduce((n, t) => n + estimateTokens(t), 0);
+      expect(est).toBeLessThanOrEqual(1000);
+      expect(est).toBeGreaterThan(900);
+      for (const count of Object.values(TOKENIZERS)) expect(count(kept.join(''))).toBeLessThanOrEqual(1000);
+      // Bytes tighter than the tokens: the byte bound names the cut.
+      expect(boundJson(result, { maxTokens: 100_000, maxTextBytes: 2000, maxBlockBytes: 2000 }, 'result').report?.budget_kind).toMatch(/^text_/);
+      expect(boundJson(result, { maxTokens: 100_000, maxTextBytes: 2000, maxBlockBytes: 2000 }, 'result').report?.budget_kind).not.toBe('text_tokens');
+    }
+  });
+
+  it('token bound: the fast path says no exactly when the budget would cut', () => {
+    fcRun(
+      fc.property(fc.array(textArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: 64, max: 400 }), (texts, maxTokens) => {
+        const result = { content: texts.map((text) => ({ type: 'text', text })) };
+        const limits = resolveLimits({ maxTokens });
+        const within = texts.reduce((n, t) => {
+          const tally = tokenTally();
+          addTokens(tally, t);
+          return n + tally.cost;
+        }, 0) <= maxTokens * 100;
+        expect(fitsWithinBudget(result, limits, 'result')).toBe(within);
+        expect(serializeIfFits(result, limits, 'result') !== undefined).toBe(within);
+        expect(boundJson(result, limits, 'result').report === undefined).toBe(within);
+      }),
+    );
+  });
+
+  it('token bound: a bounded result bounded again is unchanged', () => {
+    const result = { content: [{ type: 'text', text: prose }, { type: 'text', text: cjk }] };
+    const once = boundJson(result, { maxTokens: 3000 }, 'result');
+    const twice = boundJson(JSON.parse(once.json), { maxTokens: 3000 }, 'result');
+    expect(twice.json).toBe(once.json);
+  });
+});
+
+describe('token bound on the command line', () => {
+  beforeAll(() => {
+    ensureBuilt();
+  });
+
+  const limitsOf = (args: string[], env: Record<string, string> = {}): { limits: Record<string, unknown>; sources: Record<string, string> } => {
+    const r = runCli(['limits', ...args], { env });
+    expect(r.stderr).toBe('');
+    return JSON.parse(r.stdout) as { limits: Record<string, unknown>; sources: Record<string, string> };
+  };
+
+  it('limits: --max-tokens, MCP_BUDGET_MAX_TOKENS, and the host variable when ours is unset', () => {
+    expect(limitsOf(['--max-tokens', '25000'])).toMatchObject({ limits: { maxTokens: 25000 }, sources: { maxTokens: '--max-tokens' } });
+    expect(limitsOf([], { MAX_MCP_OUTPUT_TOKENS: '20000' })).toMatchObject({ limits: { maxTokens: 20000 }, sources: { maxTokens: 'MAX_MCP_OUTPUT_TOKENS' } });
+    expect(limitsOf([], { MAX_MCP_OUTPUT_TOKENS: '20000', MCP_BUDGET_MAX_TOKENS: '9000' })).toMatchObject({ limits: { maxTokens: 9000 }, sources: { maxTokens: 'MCP_BUDGET_MAX_TOKENS' } });
+    expect(limitsOf(['--max-tokens', '5000'], { MAX_MCP_OUTPUT_TOKENS: '20000' })).toMatchObject({ limits: { maxTokens: 5000 }, sources: { maxTokens: '--max-tokens' } });
+    const bad = runCli(['limits'], { env: { MAX_MCP_OUTPUT_TOKENS: 'lots' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('MAX_MCP_OUTPUT_TOKENS');
+    const help = runCli(['apply', '--help']);
+    expect(help.stdout).toMatch(/--max-tokens N\b[^\n]*estimated tokens/);
+    expect(help.stdout).toContain('MAX_MCP_OUTPUT_TOKENS');
+  });
+
+  it('apply --max-tokens: the text is cut by its tokens and the report says so', () => {
+    const input = JSON.stringify({ content: [{ type: 'text', text: prose }] });
+    const r = runCli(['apply', '--max-tokens', '500'], { input });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { content: { text: string }[]; _meta: Record<string, { budget_kind: string }> };
+    expect(estimateTokens(out.content[0]!.text)).toBeLessThanOrEqual(500);
+    expect(Object.values(out._meta)[0]!.budget_kind).toBe('text_tokens');
+  });
+});
