@@ -66,9 +66,10 @@ export function pageBudgetFor(limits: ResolvedLimits): PageBudget {
   const byTotal = Math.floor((limits.maxResultBytes - limits.reserveBytes - PAGE_OVERHEAD_BYTES) / 3);
   // The mirror alone (≤ 2× the structure) within one text block and the text total.
   const byText = Math.floor((Math.min(limits.maxBlockBytes, limits.maxTextBytes) - PAGE_OVERHEAD_BYTES) / 2);
-  // The mirror's tokens: an estimate never exceeds the text's bytes, and a page's mirror (its
-  // structure's JSON, unescaped) is at most 1.5× the page bound (see `fitItems`).
-  const byTokens = limits.tokenBound === Infinity ? Infinity : Math.floor(((limits.maxTokens - PAGE_OVERHEAD_BYTES) * 2) / 3);
+  // The text's tokens: an estimate never exceeds the text's bytes; a page's structure is at most
+  // 1.5× the page bound as JSON (see `fitItems`), and its text (text-render.ts) at most 1.5× that
+  // (a newline, 2 bytes in JSON, takes 3 with the indentation of the line after it).
+  const byTokens = limits.tokenBound === Infinity ? Infinity : Math.floor(((limits.maxTokens - PAGE_OVERHEAD_BYTES) * 4) / 9);
   const maxPageBytes = Math.min(byTotal, byText, byTokens);
   if (maxPageBytes < MIN_PAGE_BYTES) {
     const name =
@@ -77,7 +78,7 @@ export function pageBudgetFor(limits: ResolvedLimits): PageBudget {
       name === 'maxResultBytes'
         ? 3 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES + limits.reserveBytes
         : name === 'maxTokens'
-          ? Math.ceil((3 * MIN_PAGE_BYTES) / 2) + PAGE_OVERHEAD_BYTES
+          ? Math.ceil((9 * MIN_PAGE_BYTES) / 4) + PAGE_OVERHEAD_BYTES
           : 2 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES;
     throw tooSmall(name, limits[name], min, `a page of at least ${MIN_PAGE_BYTES} bytes and its text mirror must fit`);
   }

@@ -69,7 +69,7 @@ const MATRIX: { flags: string[]; maxBytes: number }[] = [
   { flags: ['--max-block-bytes', '4KiB'], maxBytes: 65536 },
   { flags: ['--max-text-bytes', '6KiB'], maxBytes: 65536 },
   // Pages about as small as at 8 KiB, sized by the tokens: the mirror of every page within them.
-  { flags: ['--max-tokens', '2000'], maxBytes: 65536 },
+  { flags: ['--max-tokens', '2500'], maxBytes: 65536 },
 ];
 
 async function call(c: Connected, name: string, args: Record<string, unknown>, maxBytes: number): Promise<Record<string, unknown>> {
@@ -178,8 +178,8 @@ describe('limits too small for a page', () => {
       }
     }
     expect(() => pageBudgetFor(resolveLimits({ maxBlockBytes: 600 }))).toThrow(/maxBlockBytes.*at least/);
-    expect(() => pageBudgetFor(resolveLimits({ maxTokens: 1279 }))).toThrow(/maxTokens.*--max-tokens.*at least 1280/);
-    expect(pageBudgetFor(resolveLimits({ maxTokens: 1280 })).maxPageBytes).toBe(512);
+    expect(() => pageBudgetFor(resolveLimits({ maxTokens: 1663 }))).toThrow(/maxTokens.*--max-tokens.*at least 1664/);
+    expect(pageBudgetFor(resolveLimits({ maxTokens: 1664 })).maxPageBytes).toBe(512);
   });
 
   it('serve refuses to start with a clear usage error (exit 2) naming the flag', () => {
