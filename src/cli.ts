@@ -81,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
           ...(log === undefined ? {} : { cutLog: (session?: () => string | undefined) => log.listener(session) }),
         });
       }
-      if (passthrough.length === 0) throw usageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx some-mcp-server`');
+      if (passthrough.length === 0) throw usageError('proxy needs the server command after `--`, e.g. `mcp-budget proxy -- npx -y some-mcp-server`');
       const { runProxy } = await import('./transport/proxy/proxy.js');
       return runProxy({
         command: passthrough[0]!,

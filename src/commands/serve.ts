@@ -16,14 +16,16 @@ export function shellQuote(s: string): string {
 }
 
 export function connectHelp(root: string): string {
-  const cmd = `npx mcp-budget serve --root ${shellQuote(root)}`;
+  // `npx -y mcp-result-budget`: the package's own name, so the entry works from any directory (a
+  // bare `npx mcp-budget` asks the registry for a package of that name, which is not this one).
+  const cmd = `npx -y mcp-result-budget serve --root ${shellQuote(root)}`;
   return [
     'mcp-budget serve speaks MCP over stdin/stdout; it is meant to be started by an MCP client.',
     '',
     'Claude Code:',
     `  claude mcp add workspace -- ${cmd}`,
     'Claude Desktop / Cursor (mcpServers in the JSON configuration):',
-    `  "workspace": { "command": "npx", "args": ["mcp-budget", "serve", "--root", ${JSON.stringify(root)}] }`,
+    `  "workspace": { "command": "npx", "args": ["-y", "mcp-result-budget", "serve", "--root", ${JSON.stringify(root)}] }`,
     '',
     'Waiting for a client on stdin (Ctrl-C to quit).',
     '',

@@ -439,7 +439,7 @@ describe('serve on a terminal prints how to connect', () => {
     const rootPath = '/srv/my workspace/"quoted"';
     const text = connectHelp(rootPath);
     expect(text).toMatch(/^mcp-budget serve speaks MCP over stdin\/stdout/);
-    expect(text).toContain(`claude mcp add workspace -- npx mcp-budget serve --root '/srv/my workspace/"quoted"'`);
+    expect(text).toContain(`claude mcp add workspace -- npx -y mcp-result-budget serve --root '/srv/my workspace/"quoted"'`);
     const jsonLine = text.split('\n').find((l) => l.trim().startsWith('"workspace":'))!;
     const entry = z
       .object({ workspace: z.object({ command: z.literal('npx'), args: z.array(z.string()) }) })
