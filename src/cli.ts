@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const flagOptions = budgetOptionsFromFlags(values);
-  const envOptions = budgetOptionsFromEnv(process.env);
+  const envOptions = budgetOptionsFromEnv(process.env, flagOptions, (m) => process.stderr.write(`${m}\n`));
   const options = { ...envOptions, ...flagOptions };
   checkLimits(options, flagOptions);
   const continuationFlags = continuationFromFlags(values);

@@ -94,6 +94,28 @@ function hostileAscii(seed: number, chars: number, shape: 'soup' | 'letters' | '
   return out;
 }
 
+/** Text of one random shape that tokenizers split finely, `chars` long (seeded). */
+function adversarial(seed: number, chars: number, shape: string): string {
+  const r = rng(seed);
+  const pick = (alphabet: string): string => alphabet[Math.floor(r() * alphabet.length)]!;
+  const lower = 'abcdefghijklmnopqrstuvwxyz';
+  const words = read(join(root, 'README.md')).split(/\s+/).filter((w) => /^[a-z]{3,}$/.test(w));
+  let out = '';
+  while (out.length < chars) {
+    if (shape === 'random lowercase') out += pick(lower);
+    else if (shape === 'random capitals') out += pick(lower.toUpperCase());
+    else if (shape === 'control characters') out += String.fromCharCode(Math.floor(r() * 32));
+    else if (shape === 'punctuation runs') out += pick('!#$%&()*+,-./:;<=>?@[]^_`{|}~') + (r() < 0.05 ? ' ' : '');
+    else if (shape === 'combining marks') out += pick(lower) + String.fromCharCode(0x300 + Math.floor(r() * 0x70)) + (r() < 0.2 ? ' ' : '');
+    else if (shape === 'DNA') out += pick('ACGT');
+    else if (shape === 'base58 ids') out += Array.from({ length: 46 }, () => pick('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz')).join('') + '\n';
+    else if (shape === 'random URLs') out += `https://${Array.from({ length: 2 + Math.floor(r() * 3) }, () => Array.from({ length: 3 + Math.floor(r() * 8) }, () => pick(lower)).join('')).join('.')}/${Array.from({ length: 1 + Math.floor(r() * 4) }, () => Array.from({ length: 2 + Math.floor(r() * 10) }, () => pick(lower)).join('')).join('/')}\n`;
+    else if (shape === 'NUL-padded records') out += `${words[Math.floor(r() * words.length)]}${'\u0000'.repeat(1 + Math.floor(r() * 12))}`;
+    else if (shape === 'glued words') out += words[Math.floor(r() * words.length)];
+  }
+  return out.slice(0, chars);
+}
+
 function randomBase64(seed: number, bytes: number): string {
   const r = rng(seed);
   const b = Buffer.alloc(bytes);
@@ -146,6 +168,9 @@ export function documents(): Sample[] {
     add('random-script', `random ${name} words`, scriptWords(from, from, to, 40_000));
   }
   for (const shape of ['soup', 'letters', 'names'] as const) add('hostile-ascii', `random ${shape}`, hostileAscii(shape.length, 40_000, shape));
+  for (const [i, shape] of ['random lowercase', 'random capitals', 'control characters', 'punctuation runs', 'combining marks', 'DNA', 'base58 ids', 'random URLs', 'NUL-padded records', 'glued words'].entries()) {
+    add('adversarial', shape, adversarial(100 + i, 40_000, shape));
+  }
   return docs;
 }
 

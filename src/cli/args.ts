@@ -76,15 +76,37 @@ export function budgetOptionsFromFlags(values: Readonly<Record<string, unknown>>
   return options;
 }
 
-/** Budget options from `MCP_BUDGET_*` environment variables (flags override them). */
-export function budgetOptionsFromEnv(env: NodeJS.ProcessEnv): BudgetOptions {
+/**
+ * Tokens left for the notice when the token bound is the host's own cap (`MAX_MCP_OUTPUT_TOKENS`):
+ * the host refuses a whole result over it, and the notice (about 260 estimated tokens at most) is
+ * not counted in the bound.
+ */
+export const HOST_NOTICE_TOKENS = 300;
+
+/**
+ * Budget options from `MCP_BUDGET_*` environment variables (flags override them). A host's own
+ * variable (`hostEnv` of a limit) is read only when neither the flag (`fromFlags`) nor our
+ * variable sets the limit; a value of it this command cannot use is left aside with a warning
+ * (it is the host's setting, not ours to refuse), and what is read keeps room for the notice.
+ */
+export function budgetOptionsFromEnv(env: NodeJS.ProcessEnv, fromFlags: BudgetOptions = {}, warn: (message: string) => void = () => {}): BudgetOptions {
   const options: BudgetOptions = {};
   for (const def of BUDGET_FLAGS) {
     const name = envSourceOf(def, env);
     if (name === undefined) continue;
     const v = env[name]!;
-    const n = def.size ? parseSize(name, v) : parseCount(name, v);
     const { min, max } = LIMIT_RANGES[def.limit];
+    if (name === def.hostEnv) {
+      if (fromFlags[def.limit] !== undefined) continue;
+      const n = /^\d+$/.test(v.trim()) ? Number(v.trim()) - HOST_NOTICE_TOKENS : NaN;
+      if (!(n >= min && n <= max)) {
+        warn(`mcp-budget: ${name}=${JSON.stringify(v.slice(0, 40))} is not a token count this bound can use (${min + HOST_NOTICE_TOKENS}–${max}); ${def.flag} is left at its default`);
+        continue;
+      }
+      options[def.limit] = n;
+      continue;
+    }
+    const n = def.size ? parseSize(name, v) : parseCount(name, v);
     if (n < min || n > max) throw usageError(`Expected \`${name}\` to be from ${min} to ${max}, got ${v}`);
     options[def.limit] = n;
   }

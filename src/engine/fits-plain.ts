@@ -50,11 +50,12 @@ export function plainTextResultFits(value: object, limits: ResolvedLimits): bool
     units += n;
     bytes += TEXT_BLOCK_FRAME_BYTES + 2;
   }
-  if (limits.tokenBound !== Infinity && !textsWithinTokens(content.map((b: { text: string }) => b.text), limits.tokenBound)) return false;
-  if (!over && units * 6 <= limits.maxTextBytes && bytes + units * 6 <= limits.maxResultBytes) return true;
   // Exactly: a text longer than the block bound (in units) cannot fit, nor can texts longer in
   // sum than the text bound; the others are measured.
   if (units > limits.maxTextBytes || bytes + units > limits.maxResultBytes) return false;
+  // The token bound after the checks by length (it reads the texts), and stopping at the first text past it.
+  if (limits.tokenBound !== Infinity && !textsWithinTokens(content.map((b: { text: string }) => b.text), limits.tokenBound)) return false;
+  if (!over && units * 6 <= limits.maxTextBytes && bytes + units * 6 <= limits.maxResultBytes) return true;
   let text = 0;
   for (let i = 0; i < content.length; i++) {
     const t = (content[i] as { text: string }).text;

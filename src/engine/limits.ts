@@ -118,7 +118,8 @@ const LIMIT_TABLE = {
   },
   maxTokens: {
     // The maximum is off: an estimate never exceeds the text's bytes, which no bound lets past 1 GiB.
-    default: GiB, min: 64, max: GiB, unit: 'tokens', flag: '--max-tokens', env: 'MCP_BUDGET_MAX_TOKENS', hostEnv: 'MAX_MCP_OUTPUT_TOKENS',
+    // At least 256: a withheld typed result's message and the reading tool's smallest answer fit.
+    default: GiB, min: 256, max: GiB, unit: 'tokens', flag: '--max-tokens', env: 'MCP_BUDGET_MAX_TOKENS', hostEnv: 'MAX_MCP_OUTPUT_TOKENS',
     defaultText: 'off (the byte bounds alone)',
     help: 'estimated tokens of all text blocks together, at or above what open tokenizers count (the tighter of this and the byte bounds cuts)',
     kinds: ['text_tokens'], liftable: false,

@@ -17,7 +17,9 @@ const channelArg = z.string().min(1).max(256).describe('Channel name (a leading 
 
 export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
   const cursors = new TeamCursors(codec);
-  const windowBytes = Math.min(ctx.page.maxPageStringBytes, ctx.page.maxPageBytes - TEAM_PAGE_FIELDS_BYTES);
+  // The page less its fields, and at least half the page as task_get takes: a page of 1 KiB or
+  // less left no window at all, and a client following body_next_offset (equal to the offset) looped.
+  const windowBytes = Math.min(ctx.page.maxPageStringBytes, Math.max(Math.floor(ctx.page.maxPageBytes / 2), ctx.page.maxPageBytes - TEAM_PAGE_FIELDS_BYTES));
 
   defineMutationTool(ctx, {
     name: 'message_send',

@@ -75,7 +75,7 @@ describe('options', () => {
       maxResultBytes: { min: 1024, max: GiB },
       maxTextBytes: { min: 1, max: GiB },
       maxBlockBytes: { min: 1, max: GiB },
-      maxTokens: { min: 64, max: GiB },
+      maxTokens: { min: 256, max: GiB },
       maxItems: { min: 1, max: 10_000_000 },
       maxKeys: { min: 1, max: 10_000_000 },
       maxStringBytes: { min: 16, max: GiB },

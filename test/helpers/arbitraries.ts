@@ -137,7 +137,7 @@ export function limitsArb(options: { minStringBytes?: number; bigResult?: boolea
     .record({
       maxTextBytes: fc.integer({ min: 1, max: tight ? 50_000 : 3000 }),
       maxBlockBytes: fc.integer({ min: 1, max: tight ? 50_000 : 1500 }),
-      maxTokens: fc.oneof({ weight: 2, arbitrary: fc.constant(1024 ** 3) }, { weight: 1, arbitrary: fc.integer({ min: 64, max: 1500 }) }),
+      maxTokens: fc.oneof({ weight: 2, arbitrary: fc.constant(1024 ** 3) }, { weight: 1, arbitrary: fc.integer({ min: 256, max: 1500 }) }),
       maxItems: fc.integer({ min: 1, max: tight ? 60 : 12 }),
       maxKeys: fc.integer({ min: 1, max: tight ? 60 : 12 }),
       maxStringBytes: fc.integer({ min: options.minStringBytes ?? 16, max: tight ? 5000 : 300 }),
@@ -272,7 +272,7 @@ export const trickyLimits: fc.Arbitrary<BudgetOptions> = fc.oneof(
     .record({
       maxTextBytes: fc.integer({ min: 1, max: 4000 }),
       maxBlockBytes: fc.integer({ min: 1, max: 2000 }),
-      maxTokens: fc.oneof({ weight: 2, arbitrary: fc.constant(1024 ** 3) }, { weight: 1, arbitrary: fc.integer({ min: 64, max: 1500 }) }),
+      maxTokens: fc.oneof({ weight: 2, arbitrary: fc.constant(1024 ** 3) }, { weight: 1, arbitrary: fc.integer({ min: 256, max: 1500 }) }),
       maxItems: fc.integer({ min: 1, max: 50 }),
       maxKeys: fc.integer({ min: 1, max: 20 }),
       maxStringBytes: fc.integer({ min: 16, max: 400 }),

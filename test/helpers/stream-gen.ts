@@ -309,7 +309,7 @@ export const streamLimitsArb: fc.Arbitrary<BudgetOptions> = fc
   .record({
     maxTextBytes: fc.integer({ min: 1, max: 3000 }),
     maxBlockBytes: fc.integer({ min: 1, max: 1500 }),
-    maxTokens: fc.oneof({ weight: 2, arbitrary: fc.constant(1024 ** 3) }, { weight: 1, arbitrary: fc.integer({ min: 64, max: 1500 }) }),
+    maxTokens: fc.oneof({ weight: 2, arbitrary: fc.constant(1024 ** 3) }, { weight: 1, arbitrary: fc.integer({ min: 256, max: 1500 }) }),
     maxItems: fc.integer({ min: 1, max: 12 }),
     maxKeys: fc.integer({ min: 1, max: 12 }),
     maxStringBytes: fc.integer({ min: 16, max: 300 }),

@@ -162,10 +162,11 @@ function readContainer(entry: StoredResult, path: string, v: unknown[] | Json, p
 }
 
 function tooSmall(path: string, limits: ResolvedLimits): BudgetError {
+  const tokens = limits.tokenBound === Infinity ? '' : `, ${limits.maxTokens} estimated tokens of text (maxTokens)`;
   return badRead(
-    `A part of ${JSON.stringify(path.slice(0, 200))} cannot be answered within the budget (${limits.maxResultBytes} bytes, strings of ${limits.maxStringBytes}, ${limits.maxKeys} members): ` +
+    `A part of ${JSON.stringify(path.slice(0, 200))} cannot be answered within the budget (${limits.maxResultBytes} bytes, strings of ${limits.maxStringBytes}, ${limits.maxKeys} members${tokens}): ` +
       'an answer needs 8 members, its path and a key whole. Raise the budget to read it.',
-    { path, maxResultBytes: limits.maxResultBytes, maxStringBytes: limits.maxStringBytes, maxKeys: limits.maxKeys },
+    { path, maxResultBytes: limits.maxResultBytes, maxStringBytes: limits.maxStringBytes, maxKeys: limits.maxKeys, ...(tokens === '' ? {} : { maxTokens: limits.maxTokens }) },
   );
 }
 

@@ -1,0 +1,31 @@
+/**
+ * A typed result under the token bound: when no valid shrink fits, the message that replaces it is
+ * text the model reads too, and stays within the smallest token bound (256).
+ */
+import { describe, expect, it } from 'vitest';
+import { boundJson, resolveLimits } from '../../src/engine/index.js';
+import { estimateTokens } from '../../src/engine/token-estimate.js';
+import { ToolCatalog, enforceOutputSchema } from '../../src/transport/core/typed-results.js';
+
+describe('typed results under the token bound', () => {
+  it('a withheld typed result (read-only and mutation) says so within the smallest token bound', () => {
+    for (const readOnly of [true, false]) {
+      const cat = new ToolCatalog();
+      cat.learn({
+        tools: [{
+          name: 'list_items', annotations: { readOnlyHint: readOnly },
+          inputSchema: { type: 'object', properties: { limit: {}, cursor: {} } },
+          outputSchema: { type: 'object', required: ['items'], properties: { items: { type: 'array', minItems: 300, items: { type: 'string' } } } },
+        }],
+      });
+      const original = { content: [{ type: 'text', text: 'ok' }], structuredContent: { items: Array.from({ length: 300 }, (_, i) => `item ${i} ${'x'.repeat(40)}`) } };
+      const limits = resolveLimits({ maxTokens: 256 });
+      const b = boundJson(original, limits, 'result');
+      expect(b.report).toBeDefined();
+      const out = enforceOutputSchema('list_items', cat.get('list_items')!, original, JSON.parse(b.json), b.report!, limits.maxResultBytes, limits);
+      expect(out.isError).toBe(true);
+      const tokens = (out.content as { text: string }[]).reduce((n, c) => n + estimateTokens(c.text), 0);
+      expect(tokens).toBeLessThanOrEqual(256);
+    }
+  });
+});
