@@ -73,15 +73,41 @@ for (let i = 0; i < 128; i++) {
 }
 
 /**
- * Perf: one lookup a character for ASCII, the commonest text: STEP[(prev << 7) | u] holds the
- * character's cost after `prev` (low 16 bits) and its class (above).
+ * States: a class and, for the classes with a long-run cost, how long its run is (1 up to past
+ * `LONG_AFTER`), so that a character's cost and the next state are one lookup. State 0 is the
+ * start of a text.
  */
-const STEP = new Uint32Array((TEXT_START + 1) << 7);
-for (let prev = 0; prev <= TEXT_START; prev++) {
-  for (let u = 0; u < 128; u++) STEP[(prev << 7) | u] = COST[prev * W + ASCII[u]!]! | (ASCII[u]! << 16);
+const STATE_CLASS: number[] = [TEXT_START];
+const STATE_RUN: number[] = [0];
+const FIRST_STATE: number[] = [];
+for (let c = 0; c < TEXT_START; c++) {
+  FIRST_STATE[c] = STATE_CLASS.length;
+  const runs = LONG_AFTER[c]! === 0 ? 1 : LONG_AFTER[c]! + 1;
+  for (let r = 1; r <= runs; r++) {
+    STATE_CLASS.push(c);
+    STATE_RUN.push(r);
+  }
 }
-/** LONG_AFTER with "never" as the largest count, so the scan compares once. */
-const LONG_FROM = Int32Array.from(LONG_AFTER, (n) => (n === 0 ? 0x7fffffff : n));
+const STATES = STATE_CLASS.length;
+
+/** A character of class `c` read in state `s`: its cost (low 16 bits) and the state after it (above). */
+function transition(s: number, c: number): number {
+  const prev = STATE_CLASS[s]!;
+  if (prev !== c) return COST[prev * W + c]! | (FIRST_STATE[c]! << 16);
+  const runs = LONG_AFTER[c]! === 0 ? 1 : LONG_AFTER[c]! + 1;
+  const run = STATE_RUN[s]! + 1;
+  const cost = LONG_AFTER[c]! !== 0 && run > LONG_AFTER[c]! ? LONG_COST[c]! : COST[prev * W + c]!;
+  return cost | ((FIRST_STATE[c]! + Math.min(run, runs) - 1) << 16);
+}
+
+/** Perf: ASCII in one lookup a character, ASCII_STEP[(state << 7) | u] (the commonest text, ≈ 2.5 ns a character). */
+const ASCII_STEP = new Uint32Array(STATES << 7);
+/** Any other class: WIDE_STEP[state * TEXT_START + class]. */
+const WIDE_STEP = new Uint32Array(STATES * TEXT_START);
+for (let st = 0; st < STATES; st++) {
+  for (let u = 0; u < 128; u++) ASCII_STEP[(st << 7) | u] = transition(st, ASCII[u]!);
+  for (let c = 0; c < TEXT_START; c++) WIDE_STEP[st * TEXT_START + c] = transition(st, c);
+}
 
 function wideClass(u: number): number {
   if ((u >= 0x300 && u <= 0x36f) || (u >= 0x1ab0 && u <= 0x1aff) || (u >= 0x1dc0 && u <= 0x1dff) || (u >= 0x20d0 && u <= 0x20ff) || (u >= 0xfe20 && u <= 0xfe2f)) return M;
@@ -90,16 +116,15 @@ function wideClass(u: number): number {
   return X3;
 }
 
-/** A running estimate over one text read in pieces: the class of its last character, the length of its run, and the cost so far. */
+/** A running estimate over one text read in pieces: where it stands (the last character's class and run) and the cost so far. */
 export interface TokenTally {
-  prev: number;
-  run: number;
+  state: number;
   /** Hundredths of a token. */
   cost: number;
 }
 
 export function tokenTally(): TokenTally {
-  return { prev: TEXT_START, run: 0, cost: 0 };
+  return { state: 0, cost: 0 };
 }
 
 /**
@@ -108,40 +133,29 @@ export function tokenTally(): TokenTally {
  * Never stops inside a surrogate pair (a high surrogate at `to` is counted as a lone one).
  */
 function scan(tally: TokenTally, text: string, from: number, to: number, limit: number): number {
-  let prev = tally.prev;
-  let run = tally.run;
+  let state = tally.state;
   let cost = tally.cost;
   let i = from;
   for (; i < to; i++) {
     const u = text.charCodeAt(i);
-    if (u < 128) {
-      // Perf: ASCII in one lookup and no call (≈ 2.5 ns a character).
-      const st = STEP[(prev << 7) | u]!;
-      const a = st >>> 16;
-      let step = st & 0xffff;
-      if (a !== prev) run = 1;
-      else if (++run > LONG_FROM[a]!) step = LONG_COST[a]!;
-      if (cost + step > limit) break;
-      cost += step;
-      prev = a;
-      continue;
-    }
-    let c: number;
+    let step: number;
     let width = 1;
-    if (u >= 0xd800 && u <= 0xdbff && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      c = A;
-      width = 2;
-    } else c = wideClass(u);
-    let step = COST[prev * W + c]!;
-    if (c !== prev) run = 1;
-    else if (++run > LONG_FROM[c]!) step = LONG_COST[c]!;
-    if (cost + step > limit) break;
-    cost += step;
-    prev = c;
+    if (u < 128) step = ASCII_STEP[(state << 7) | u]!;
+    else {
+      let c: number;
+      if (u >= 0xd800 && u <= 0xdbff && i + 1 < to && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        c = A;
+        width = 2;
+      } else c = wideClass(u);
+      step = WIDE_STEP[state * TEXT_START + c]!;
+    }
+    const next = cost + (step & 0xffff);
+    if (next > limit) break;
+    cost = next;
+    state = step >>> 16;
     i += width - 1;
   }
-  tally.prev = prev;
-  tally.run = run;
+  tally.state = state;
   tally.cost = cost;
   return i;
 }
@@ -172,8 +186,7 @@ export function estimateTextsTokens(texts: readonly string[]): number {
   let cost = 0;
   const t = tokenTally();
   for (let i = 0; i < texts.length; i++) {
-    t.prev = TEXT_START;
-    t.run = 0;
+    t.state = 0;
     t.cost = 0;
     addTokens(t, texts[i]!);
     cost += t.cost;
@@ -194,8 +207,7 @@ export function textsWithinTokens(texts: readonly string[], bound: number): bool
     // Perf: every character costs at least 0.05 of a token (a surrogate pair, two units, as much):
     // a text too long for that is refused before it is read.
     if (cost + (text.length * 5) / 2 > bound) return false;
-    t.prev = TEXT_START;
-    t.run = 0;
+    t.state = 0;
     t.cost = cost;
     if (scan(t, text, 0, text.length, bound) < text.length) return false;
     cost = t.cost;
