@@ -57,7 +57,7 @@ export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): Exec
     per_item_budget: `envelope {action, ok, result} ≤ ${EXEC_LIMITS.envelopeBytes} bytes and within the server budget whole; over it: result_budget_exceeded guidance (read-only) or an applied receipt (mutation)`,
     result_budget: ctx.resultBudget,
     backend_query_bound: "the action's tool: the same input schema, caps and run function",
-    structured_content: 'the envelope object; the text block is its JSON; outputSchema: action, ok, result',
+    structured_content: 'the envelope object; the text block is its compact rendering (its JSON when that is no larger); outputSchema: action, ok, result',
   });
   return { registry, run };
 }

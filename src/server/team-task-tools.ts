@@ -63,7 +63,7 @@ const mutationRow = {
   paging: 'none',
   per_item_budget: 'receipt: the task as a page row (body preview)',
   backend_query_bound: 'caps and references checked first, then one transaction (task, labels, FTS row by trigger)',
-  structured_content: 'the receipt object; the text block is its JSON',
+  structured_content: 'the receipt object; the text block is its compact rendering (its JSON when that is no larger)',
 };
 
 export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void {
@@ -80,7 +80,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
         paging: 'keyset (updated_at, id) read limit+1; the page stops at a byte size the budget never cuts; has_more; signed next_cursor bound to store and filters',
         per_item_budget: `title ≤ ${TEAM_INPUT_CAPS.maxTitleBytes} bytes, ≤ ${TEAM_INPUT_CAPS.maxLabels} labels, body preview ≤ ${TEAM_READ_LIMITS.taskPreviewBytes} bytes`,
         backend_query_bound: 'one index per filter: (updated_at DESC, id DESC), (status, …), (assignee_id, status, …), label (label, updated_at DESC, task_id DESC); LIMIT limit+1, no OFFSET, no count',
-        structured_content: 'the page object; the text block is its JSON',
+        structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: { tasks: z.array(taskItem), ...pageFields },
       run: withTeam(async ({ status, assignee, label, limit, cursor }, { store, me }) => {
@@ -110,7 +110,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       paging: "identity hit first, then keyset (bm25 exact double, id) read limit+1 among ids ≤ the first page's snapshot; has_more; signed next_cursor bound to store, q and status",
       per_item_budget: `snippet ≤ ${TEAM_READ_LIMITS.snippetBytes} bytes; title ≤ ${TEAM_INPUT_CAPS.maxTitleBytes}; body preview ≤ ${TEAM_READ_LIMITS.taskPreviewBytes}`,
       backend_query_bound: 'primary key for the identity; FTS5 MATCH ranked by bm25 (every match scored), LIMIT limit+1; snippet() for the page only',
-      structured_content: 'the page object; the text block is its JSON',
+      structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { q: z.string(), tasks: z.array(taskItem.extend({ score: z.number().nullable(), snippet: z.string() })), ...pageFields },
     run: withTeam(async ({ query, status, limit, cursor }, { store }) => {
@@ -148,7 +148,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       paging: `body window (body_offset, body_next_offset); comments keyset (created_at, id) read comments_limit+1 (default ${TEAM_PAGE_LIMITS.comments.default}, max ${TEAM_PAGE_LIMITS.comments.max}, over max refused), comments_has_more, signed comments_next_cursor`,
       per_item_budget: `body window ≤ ${windowBytes} bytes as written; comment previews ≤ ${COMMENT_PREVIEW_BYTES} bytes`,
       backend_query_bound: 'primary key for the task; index (task_id, created_at DESC, id DESC) LIMIT comments_limit+1',
-      structured_content: 'the task object; the text block is its JSON',
+      structured_content: 'the task object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { task: taskItem, body_offset: z.number(), body_next_offset: z.number().nullable(), comments: z.array(commentItem), comments_has_more: z.boolean(), comments_next_cursor: z.string().optional() },
     run: withTeam(async ({ id: rawId, body_offset, comments_limit, comments_cursor }, { store }) => {
@@ -235,7 +235,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       paging: 'keyset on the value read limit+1; has_more; signed next_cursor bound to store, field, q and caller',
       per_item_budget: `value ≤ ${TEAM_INPUT_CAPS.maxLabelBytes} bytes (+ role for members)`,
       backend_query_bound: 'fixed lists for status and priority; labels by primary key; members by the name index, filtered by role scope and q, stopped at limit+1 (bounded by the team size)',
-      structured_content: 'the page object; the text block is its JSON',
+      structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { field: z.string(), options: z.array(z.object({ value: z.string(), role: z.string().optional() })), ...pageFields },
     run: withTeam(async ({ field, query, limit, cursor }, { store, me }) => {

@@ -37,7 +37,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
       paging: 'none',
       per_item_budget: 'receipt: id, channel, time, the recipients',
       backend_query_bound: 'caps checked, recipients and reply_to resolved, then one transaction: channel, message, FTS row (trigger), inbox rows',
-      structured_content: 'the receipt object; the text block is its JSON',
+      structured_content: 'the receipt object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { id: z.number(), channel: z.string(), created_at: z.string(), delivered_to: z.array(z.string()) },
     run: withTeam(async (a, { store, me }) => {
@@ -59,7 +59,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
         paging: 'keyset (created_at, id) read limit+1; the page stops at a byte size the budget never cuts; has_more; signed next_cursor bound to store and channel',
         per_item_budget: `body preview ≤ ${TEAM_READ_LIMITS.previewBytes} bytes with body_truncated`,
         backend_query_bound: 'index (channel_id, created_at DESC, id DESC), LIMIT limit+1 from the cursor; no OFFSET, no count',
-        structured_content: 'the page object; the text block is its JSON',
+        structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: { channel: z.string(), messages: z.array(messageItem), ...pageFields },
       run: withTeam(async ({ channel, limit, cursor }, { store }) => {
@@ -92,7 +92,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
       paging: `keyset (window, bm25 exact double, id) read limit+1 among ids ≤ the first page's snapshot; windows of the ${TEAM_READ_LIMITS.searchWindowMatches} newest matches, newest first; a page stops at a window's end or a byte size the budget never cuts; has_more; signed next_cursor bound to store, q and channel`,
       per_item_budget: `snippet ≤ ${TEAM_READ_LIMITS.snippetBytes} bytes; body preview ≤ ${TEAM_READ_LIMITS.previewBytes} bytes`,
       backend_query_bound: `FTS5 MATCH: the window's low id by rowid order (OFFSET ${TEAM_READ_LIMITS.searchWindowMatches} in the doclist, no scoring), bm25 over at most ${TEAM_READ_LIMITS.searchWindowMatches} rows, LIMIT limit+1; at most ${TEAM_READ_LIMITS.searchWindowsPerCall} windows per call; snippet() and rows for the page only`,
-      structured_content: 'the page object; the text block is its JSON',
+      structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { q: z.string(), matches: z.array(messageItem.extend({ score: z.number(), snippet: z.string() })), windowed: z.boolean(), ...pageFields },
     run: withTeam(async ({ query, channel, limit, cursor }, { store }) => {
@@ -128,7 +128,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
       paging: 'body window: offset, body_next_offset (null at the end)',
       per_item_budget: `body window ≤ ${windowBytes} bytes as written (min of the page string bound and the page)`,
       backend_query_bound: 'one row by primary key',
-      structured_content: 'the message object; the text block is its JSON',
+      structured_content: 'the message object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { message: messageItem, body_offset: z.number(), body_next_offset: z.number().nullable() },
     run: withTeam(async ({ id, offset }, { store }) => {
@@ -153,7 +153,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
         paging: 'the oldest undelivered limit+1 by message id; has_more; signed ack_cursor (through the last message shown) for inbox_ack; no cursor: acking moves the window',
         per_item_budget: `body preview ≤ ${TEAM_READ_LIMITS.previewBytes} bytes with body_truncated`,
         backend_query_bound: 'primary key (member_id, message_id), LIMIT limit+1; a read writes nothing',
-        structured_content: 'the page object; the text block is its JSON',
+        structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: { messages: z.array(messageItem), has_more: z.boolean(), ack_cursor: z.string().optional() },
       run: withTeam(async ({ peek, limit }, { store, me }) => {
@@ -181,7 +181,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
       paging: 'none',
       per_item_budget: 'receipt: how many were newly marked, through which id',
       backend_query_bound: 'one transaction: delete the member\'s inbox rows ≤ the id (primary key range), raise its high-water mark',
-      structured_content: 'the receipt object; the text block is its JSON',
+      structured_content: 'the receipt object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { acked: z.number(), through: z.number() },
     run: withTeam(async ({ ack_cursor }, { store, me }) => {

@@ -100,7 +100,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         paging: 'limit+1 read, and a page stops at a byte size the budget never cuts; has_more; signed next_cursor bound to path and directory identity',
         per_item_budget: 'name (≤ 255 bytes on common file systems, base64 too when not UTF-8) + type',
         backend_query_bound: 'fs.opendir iteration stops after limit+1 entries; resume from a cached handle or a capped re-scan',
-        structured_content: 'the page object; the text block is its JSON',
+        structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: LIST_DIR_OUTPUT,
       run: async ({ path: p, limit, cursor }) => fitEchoes(await browser.list(p, limit, cursor), ctx.page, ['path']),
@@ -121,7 +121,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         paging: 'limit+1 read; has_more; signed next_cursor',
         per_item_budget: 'name + counts; each count stops at 1000 with `capped`',
         backend_query_bound: 'root opendir stops after limit+1 directories; each summary reads at most 1001 entries',
-        structured_content: 'the page object; the text block is its JSON',
+        structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: SCAN_OUTPUT,
       run: ({ limit, cursor }) => scanWorkspace(browser, ws, limit, cursor),
@@ -143,7 +143,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       per_item_budget: 'one relative path per match (raw bytes in non_utf8 when not UTF-8)',
       backend_query_bound:
         'confined depth-first walk: opendir streamed on directory descriptors, links never entered, directories that cannot match pruned; at most 100,000 entries and 2 s per call; a resume re-reads to its position (at most 1,000,000 entries); matching bounded by construction (no regular expression: a few ms per path at most); extglobs, regex-like forms and over 256 brace alternatives refused',
-      structured_content: 'the page object; the text block is its JSON',
+      structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: SEARCH_OUTPUT,
     run: async ({ query, path: p, limit, cursor }) =>
@@ -168,7 +168,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       paging: 'byte window: offset, next_offset, eof',
       per_item_budget: `window ≤ ${WORKSPACE_LIMITS.readFile.maxBytes} bytes read (over-max max_bytes is clamped); content ≤ min(maxStringBytes, page bytes) as written, next_offset matches it`,
       backend_query_bound: 'reads at most max_bytes bytes at offset; never the whole file',
-      structured_content: 'the window object; the text block is its JSON',
+      structured_content: 'the window object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: READ_FILE_OUTPUT,
     run: async ({ path: p, offset, max_bytes }) => {
@@ -197,7 +197,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       per_item_budget: 'receipt: counts and the written paths',
       backend_query_bound:
         'caps and paths (no `.git` component) checked before any write; directories opened from the root descriptor without following links; staged with O_EXCL|O_NOFOLLOW, then linked or renamed within the opened directory; rolled back on failure; refused off Linux',
-      structured_content: 'the receipt object; the text block is its JSON',
+      structured_content: 'the receipt object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: SEED_OUTPUT,
     run: ({ files, overwrite }) => seedFiles(ws, files, overwrite === true),

@@ -67,8 +67,8 @@ export function pageBudgetFor(limits: ResolvedLimits): PageBudget {
   // The mirror alone (≤ 2× the structure) within one text block and the text total.
   const byText = Math.floor((Math.min(limits.maxBlockBytes, limits.maxTextBytes) - PAGE_OVERHEAD_BYTES) / 2);
   // The text's tokens: an estimate never exceeds the text's bytes; a page's structure is at most
-  // 1.5× the page bound as JSON (see `fitItems`), and its text (text-render.ts) at most 1.5× that
-  // (a newline, 2 bytes in JSON, takes 3 with the indentation of the line after it).
+  // 1.5× the page bound as JSON (see `fitItems`), and its text at most 1.5× that JSON as read
+  // (`structured` sends the JSON otherwise).
   const byTokens = limits.tokenBound === Infinity ? Infinity : Math.floor(((limits.maxTokens - PAGE_OVERHEAD_BYTES) * 4) / 9);
   const maxPageBytes = Math.min(byTotal, byText, byTokens);
   if (maxPageBytes < MIN_PAGE_BYTES) {

@@ -14,7 +14,7 @@ import { StderrWarnings } from '../shared/warnings.js';
 import { WorkLimiter } from './work-limiter.js';
 import { appliedAnswer, markingWrites, type Applied } from './applied.js';
 import { BudgetError, isBudgetError, type ErrorCode } from '../engine/index.js';
-import { renderText } from './text-render.js';
+import { escapeRaw, renderText } from './text-render.js';
 
 /** Unexpected tool errors for the operator: a client can cause many, so they share stderr's bound. */
 const toolErrors = new StderrWarnings(process.stderr, 'mcp-budget');
@@ -114,7 +114,8 @@ export function toolError(failure: unknown): CallToolResult {
   const message = unexpected ? `${said} Try again; if it persists, report it.` : said;
   // An unknown outcome carries what is known (a commit id, a task id): the caller checks it, never retries blind.
   const known = e instanceof BudgetError && code === 'OUTCOME_UNKNOWN' ? e.data : {};
-  return { content: [{ type: 'text', text: `${code}: ${message}` }], isError: true, _meta: { [ERROR_META_KEY]: { ...known, code } } };
+  // One line whatever the message quotes (a hostile name may hold a line separator or NEL).
+  return { content: [{ type: 'text', text: `${code}: ${escapeRaw(message)}` }], isError: true, _meta: { [ERROR_META_KEY]: { ...known, code } } };
 }
 
 /**
@@ -123,7 +124,18 @@ export function toolError(failure: unknown): CallToolResult {
  * where JSON cost 1.8× and 1.14× (keys repeated per item, a file's quotes and newlines escaped).
  */
 export function structured(value: object): CallToolResult {
-  return { content: [{ type: 'text', text: renderText(value) }], structuredContent: value as Record<string, unknown> };
+  const json = JSON.stringify(value);
+  const rendered = renderText(value);
+  // Pages are sized by their JSON (page-budget.ts): a rendering larger on the wire than it (a file
+  // of control characters or line separators, escaped as `\uXXXX`) could be cut by the budget, and
+  // one over 1.5× it as read past the token bound's margin, so the JSON is sent instead.
+  const text = withinJson(rendered, json) ? rendered : json;
+  return { content: [{ type: 'text', text }], structuredContent: value as Record<string, unknown> };
+}
+
+/** Whether the rendering takes no more than the JSON written in a JSON string, and at most 1.5× it as read (UTF-8). */
+function withinJson(rendered: string, json: string): boolean {
+  return Buffer.byteLength(JSON.stringify(rendered)) <= Buffer.byteLength(JSON.stringify(json)) && Buffer.byteLength(rendered) <= 1.5 * Buffer.byteLength(json);
 }
 
 /**

@@ -9,8 +9,8 @@
  *   - `key: value` for a scalar; a string is written plain when it is one line with nothing that
  *     could read as something else (no control character, no surrounding space, not empty, not a
  *     JSON literal, not starting with a quote, bracket, brace, bar or dash), else as a JSON string;
- *   - `key: |` and then the string's lines, each indented (an empty line stays empty), for a
- *     string of several lines with no other control character than tab;
+ *   - `key: |` and then the string's lines, each indented one space deeper than the key (an
+ *     empty line stays empty), for a string of several lines with no other control than tab;
  *   - `key[N]{a,b}:` and then one line per item, its values in that order separated by tabs, for
  *     a list of flat objects (a value absent from an item is an empty cell; an empty string is
  *     `""`);
@@ -23,15 +23,31 @@
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const PLAIN_MAX = 512;
-/** A control character (tab included: it separates cells), or a lone surrogate. */
-const UNSAFE = /[\u0000-\u001f\u007f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/**
+ * A character a plain string may not hold: a control character (C0 with tab, which separates
+ * cells; DEL; C1 with NEL, which some readers break a line at), a line or paragraph separator, an
+ * invisible format character (zero-width, bidirectional controls: they hide or reorder what is
+ * shown), or a lone surrogate.
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Cf}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+/** What JSON leaves raw and a reader may break a line at or not show: written as `\uXXXX`. */
+const RAW_IN_JSON = /[\u0080-\u009f\u2028\u2029\p{Cf}]/gu;
 const LITERAL = /^(?:null|true|false|-?\d[\d.eE+-]*)$/;
 /** First characters a plain string may not have: they would read as JSON, a block or a list. */
 const LEADS = '"|-{[';
 
-/** JSON, with what JSON leaves raw and a reader may break a line at or hide (DEL, the two line separators) escaped. */
+/** JSON, with what JSON leaves raw and a reader may break a line at or not show escaped. */
 function json(v: Json): string {
-  return JSON.stringify(v).replace(/[\u007f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeRaw(JSON.stringify(v));
+}
+
+/** C1 controls, line and paragraph separators and format characters as `\uXXXX` (a pair of them outside the BMP). */
+export function escapeRaw(text: string): string {
+  return text.replace(RAW_IN_JSON, (c) => {
+    let out = '';
+    for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return out;
+  });
 }
 
 /** A string as one token of a line: plain when nothing in it can be misread, else JSON. */
@@ -83,14 +99,18 @@ function member(out: string[], indent: string, key: string, v: Json): void {
   const k = name(key);
   if (typeof v === 'string' && blockable(v)) {
     out.push(`${indent}${k}: |`);
-    for (const line of v.split('\n')) out.push(line.length === 0 ? '' : `${indent}  ${line}`);
+    // One space deeper than the key: a line's cost on the wire is then what JSON's `\n` costs.
+    for (const line of v.split('\n')) out.push(line.length === 0 ? '' : `${indent} ${line}`);
     return;
   }
   if (Array.isArray(v)) {
     const keys = tableKeys(v);
     if (keys !== undefined) {
       out.push(`${indent}${k}[${v.length}]{${keys.map(name).join(',')}}:`);
-      for (const item of v as { [k: string]: Json | undefined }[]) out.push(`${indent}  ${keys.map((c) => (item[c] === undefined ? '' : scalar(item[c]))).join('\t')}`);
+      for (const item of v as { [k: string]: Json | undefined }[]) {
+        // Only the item's own members: a column named `constructor` is not read through the prototype.
+        out.push(`${indent}  ${keys.map((c) => (!Object.hasOwn(item, c) || item[c] === undefined ? '' : scalar(item[c]))).join('\t')}`);
+      }
       return;
     }
     out.push(`${indent}${k}[${v.length}]:`);

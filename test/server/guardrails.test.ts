@@ -444,7 +444,7 @@ describe('serve on a terminal prints how to connect', () => {
     const entry = z
       .object({ workspace: z.object({ command: z.literal('npx'), args: z.array(z.string()) }) })
       .parse(JSON.parse(`{${jsonLine}}`));
-    expect(entry.workspace.args).toEqual(['mcp-budget', 'serve', '--root', rootPath]);
+    expect(entry.workspace.args).toEqual(['-y', 'mcp-result-budget', 'serve', '--root', rootPath]);
     expect(text).toMatch(/Waiting for a client on stdin \(Ctrl-C to quit\)\.\n$/);
   });
 
