@@ -4,6 +4,7 @@
  * Exit codes: 0 success (truncated or not), 1 invalid input or runtime failure, 2 usage error.
  */
 // Perf: each command is imported when it runs, so `apply` does not load the SDK (RSS headroom).
+import type { ServerOptions } from './server/create-server.js';
 import { BUDGET_FLAGS, budgetOptionsFromEnv, envSourceOf, budgetOptionsFromFlags, continuationFromEnv, continuationFromFlags, messageCapOf, usageError } from './cli/args.js';
 import { CutLog, cutLogger, logCutsEnabled } from './cli/cut-log.js';
 import { commandHelp, mainHelp, packageVersion, usageText } from './cli/help.js';
@@ -97,11 +98,20 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'serve': {
       const root = requiredValue(values, 'root', 'a directory') ?? process.cwd();
-      const team: { dbPath?: string; as?: string } = {};
+      const team: ServerOptions = {};
       const dbPath = requiredValue(values, 'team-db');
       const as = requiredValue(values, 'as');
       if (dbPath !== undefined) team.dbPath = dbPath;
       if (as !== undefined) team.as = as;
+      const tools = requiredValue(values, 'tools') ?? process.env.MCP_BUDGET_TOOLS;
+      if (tools !== undefined) {
+        const { parseToolsets } = await import('./server/create-server.js');
+        try {
+          team.toolsets = parseToolsets(tools);
+        } catch (e) {
+          throw usageError((e as Error).message);
+        }
+      }
       const http = listenArgsFromFlags(values, 'serve');
       const logCuts = logCutsEnabled(values['log-cuts'], process.env);
       if (http.listen !== undefined) {

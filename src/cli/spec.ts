@@ -108,6 +108,7 @@ export const LISTEN_FLAG_SPECS: readonly FlagSpec[] = [
 ];
 
 /** `--stateless` (serve with `--listen`). */
+const TOOLS: FlagSpec = { name: 'tools', type: 'string', value: 'LIST', help: 'the surfaces to offer, comma-separated: workspace, git, team, exec (exec runs only the actions of those offered)', default: 'all', env: 'MCP_BUDGET_TOOLS' };
 export const STATELESS: FlagSpec = { name: 'stateless', type: 'boolean', help: 'one transport per request, no sessions (with --listen)' };
 /** `--cursor-key-file` (serve). */
 export const CURSOR_KEY_FILE: FlagSpec = { name: 'cursor-key-file', type: 'string', value: 'FILE', help: 'cursor signing key shared by replicas', default: 'random per process', env: 'MCP_BUDGET_CURSOR_KEY (the key itself)' };
@@ -152,9 +153,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'serve',
     summary: 'The workspace MCP server over stdio, or Streamable HTTP with --listen.',
-    usage: ['mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--log-cuts] [--listen [HOST:]PORT ...] [budget flags]'],
+    usage: ['mcp-budget serve [--root DIR] [--team-db PATH] [--as NAME] [--tools LIST] [--log-cuts] [--listen [HOST:]PORT ...] [budget flags]'],
     flags: [
-      ROOT, TEAM_DB, AS, LOG_CUTS, STATELESS, CURSOR_KEY_FILE,
+      ROOT, TEAM_DB, AS, TOOLS, LOG_CUTS, STATELESS, CURSOR_KEY_FILE,
       ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, ...CONTINUATION_FLAG_SPECS, HELP_FLAG,
     ],
     positionals: false,

@@ -15,8 +15,7 @@ import type { Writable } from 'node:stream';
 import { usageError } from '../cli/args.js';
 import { withExecReports } from '../exec/index.js';
 import type { BudgetOptions } from '../engine/index.js';
-import { createWorkspaceServer, type WorkspaceServer } from '../server/create-server.js';
-import type { TeamSessionOptions } from '../team/index.js';
+import { createWorkspaceServer, type ServerOptions, type WorkspaceServer } from '../server/create-server.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
 import type { TruncationListener } from '../transport/core/response-budget.js';
 import { toolCatalogOf, withResultBudget, type ResultBudgetOptions } from '../transport/decorator/with-result-budget.js';
@@ -57,7 +56,7 @@ export async function useCursorKey(file: string | undefined): Promise<void> {
 export async function runServeHttp(
   root: string,
   budget: BudgetOptions,
-  team: TeamSessionOptions,
+  team: ServerOptions,
   args: ListeningArgs,
   stderr: Writable,
   cutLog?: (session: () => string | undefined) => TruncationListener,

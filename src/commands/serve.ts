@@ -5,8 +5,7 @@
  * lines, an answer for every malformed request, and reading paused while answers pile up.
  */
 import type { BudgetOptions } from '../engine/index.js';
-import { createWorkspaceServer } from '../server/create-server.js';
-import type { TeamSessionOptions } from '../team/index.js';
+import { createWorkspaceServer, type ServerOptions } from '../server/create-server.js';
 import type { TruncationListener } from '../transport/core/response-budget.js';
 import { BoundedStdioServerTransport, type BoundedStdioOptions } from '../transport/stdio/stdio-server.js';
 
@@ -33,7 +32,7 @@ export function connectHelp(root: string): string {
 }
 
 /** Options of {@link runServe}: the stdio transport's limits (and streams, for embedding), and the team store (`--team-db`, `--as`). */
-export type ServeOptions = BoundedStdioOptions & { team?: TeamSessionOptions; onTruncated?: TruncationListener };
+export type ServeOptions = BoundedStdioOptions & { team?: ServerOptions; onTruncated?: TruncationListener };
 
 /**
  * Serve the workspace at `root` over stdio until the client goes: the transport closes once stdin

@@ -29,8 +29,7 @@ export interface ContinuationPlan {
 }
 
 export function continuationPlanOf(input: Shape, output: Shape): ContinuationPlan {
-  // A list tool declares q/query/search only to refuse them ("Not accepted: use … to search").
-  const has = (shape: Shape) => (k: string) => Object.hasOwn(shape, k) && !(shape[k]!.description ?? '').startsWith('Not accepted');
+  const has = (shape: Shape) => (k: string) => Object.hasOwn(shape, k);
   return {
     shrink: SHRINK_INPUTS.filter(has(input)),
     position: POSITION_INPUTS.filter(has(input)),

@@ -66,7 +66,7 @@ export class ActionRegistry {
         class: readOnly ? 'read_only' : 'mutation',
         idempotent: readOnly || t.annotations.idempotentHint === true,
         inputShape: t.inputShape,
-        input: strictInput(name, t.inputShape),
+        input: strictInput(name, t.inputShape, t.refused),
         outputShape: t.outputSchema,
         output: z.object(t.outputSchema),
         declared: t,

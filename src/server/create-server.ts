@@ -18,9 +18,31 @@ import { registerWorkspaceTools } from './workspace-tools.js';
 import { registerTeamTools } from './team-tools.js';
 import { TeamSession, type TeamSessionOptions } from '../team/index.js';
 import { registerExecTool } from './exec-tool.js';
+import { leanToolListing } from './tool-listing.js';
 import { withExecReports, type ActionRegistry } from '../exec/index.js';
 
 export const SERVER_NAME = 'mcp-result-budget-workspace';
+
+/** The surfaces `serve` can offer (`--tools`): each registers its tools, and `exec` runs only the actions of the tools registered. */
+export const TOOLSETS = ['workspace', 'git', 'team', 'exec'] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
+/** The team session's options and the surfaces to offer. */
+export interface ServerOptions extends TeamSessionOptions {
+  /** The surfaces to register (`--tools`). @default every one */
+  toolsets?: readonly Toolset[];
+}
+
+/** `--tools workspace,git`: the named surfaces, each once; an unknown name is refused with the list. */
+export function parseToolsets(text: string): Toolset[] {
+  const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
+  if (names.length === 1 && names[0] === 'exec') throw new Error('--tools: exec runs the actions of the other surfaces offered; name at least one of workspace, git, team with it');
+  if (names.length === 0 || unknown.length > 0) {
+    throw new Error(`--tools: ${names.length === 0 ? 'no surface named' : `unknown surface ${unknown.map((n) => JSON.stringify(n.slice(0, 40))).join(', ')}`}; name one or more of ${TOOLSETS.join(', ')}, comma-separated`);
+  }
+  return TOOLSETS.filter((t) => names.includes(t));
+}
 export const SERVER_VERSION = '0.1.0';
 
 export interface WorkspaceServer {
@@ -40,7 +62,7 @@ export interface WorkspaceServer {
 }
 
 /**
- * @param team the team store file and the calling member (`--team-db`, `--as`); the store is
+ * @param options the team store file and the calling member (`--team-db`, `--as`), and the surfaces offered (`--tools`); the store is
  *   opened now when its file exists (a bad file is a startup error), else on the first team call.
  * @param onTruncated observer of every result the budget cut (`serve --log-cuts`).
  * @param faults fault injection for tests: `afterWrite` runs as each call's write is marked applied.
@@ -48,7 +70,7 @@ export interface WorkspaceServer {
 export async function createWorkspaceServer(
   root: string,
   budget: BudgetOptions = {},
-  team: TeamSessionOptions = {},
+  options: ServerOptions = {},
   onTruncated?: TruncationListener,
   faults: { afterWrite?: (what: string) => void } = {},
 ): Promise<WorkspaceServer> {
@@ -58,6 +80,7 @@ export async function createWorkspaceServer(
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { capabilities: { tools: {} } });
   let session: TeamSession;
   try {
+    const { toolsets: _, ...team } = options;
     session = new TeamSession(workspace.root, team);
     await session.startup();
   } catch (e) {
@@ -67,10 +90,13 @@ export async function createWorkspaceServer(
   // Every call's caller is resolved against the team store by the pipeline (runToolCall).
   const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session, afterWrite: faults.afterWrite };
   const cursors = new CursorCodec();
-  const browser = registerWorkspaceTools(ctx, workspace, cursors);
-  registerGitTools(ctx, workspace, cursors);
-  registerTeamTools(ctx, cursors);
-  const exec = registerExecTool(ctx, limits); // last: its actions are the tools declared above
+  const offered = new Set<Toolset>(options.toolsets ?? TOOLSETS);
+  const browser = offered.has('workspace') ? registerWorkspaceTools(ctx, workspace, cursors) : undefined;
+  if (offered.has('git')) registerGitTools(ctx, workspace, cursors);
+  if (offered.has('team')) registerTeamTools(ctx, cursors);
+  // last: its actions are the tools declared above, and no other (a surface left out has no route in)
+  const exec = offered.has('exec') ? registerExecTool(ctx, limits) : registerExecTool(ctx, limits, false);
+  leanToolListing(server);
   return {
     server,
     workspace,
@@ -81,7 +107,7 @@ export async function createWorkspaceServer(
     // exec's answers move under the report key once the budget has passed them
     connect: (transport) => server.connect(withResultBudget(withExecReports(transport), onTruncated === undefined ? budget : { ...budget, onTruncated })),
     close: async () => {
-      browser.close();
+      browser?.close();
       await server.close();
       await session.close();
       await workspace.close(); // the root's descriptor (it was left to the garbage collector)

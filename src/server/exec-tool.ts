@@ -26,8 +26,11 @@ export interface ExecRoute {
   run(action: unknown, input: unknown, extra?: CallExtra): Promise<CallToolResult>;
 }
 
-/** Register `exec` over the tools declared so far. */
-export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): ExecRoute {
+/**
+ * `exec` over the tools declared so far: registered as a tool when `publish` (else only the route
+ * `mcp-budget exec` runs actions through).
+ */
+export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits, publish = true): ExecRoute {
   const registry = new ActionRegistry(ctx.declared ?? []);
   const settings = { limits, page: ctx.page };
   // Every route into an action: the pipeline admits the caller for the action's own permission,
@@ -35,9 +38,11 @@ export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits): Exec
   const run = (action: unknown, input: unknown, extra: CallExtra = {}): Promise<CallToolResult> =>
     runToolCall(ctx, extra, actionOf(registry, action)?.declared.action, (call) => execute(registry, settings, action, input, call));
   const names = registry.list().map((a) => a.name);
+  if (!publish) return { registry, run };
   ctx.server.registerTool(
     'exec',
     {
+      title: 'Run an action',
       description:
         `Run one built-in action by name with its tool's input; the answer is {action, ok, result}, result typed by the action's output schema, ` +
         `at most ${EXEC_LIMITS.envelopeBytes} bytes. A larger read answer is withheld with what to change (limit, max_bytes, cursor); a larger mutation answer is a receipt (applied: do not repeat). ` +

@@ -80,6 +80,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     ctx,
     {
       name: 'git_log',
+      title: 'Git log',
       action: 'git.read',
       entryPoint: `${ENTRY}#git_log`,
       description: 'Commits reachable from `ref` (default HEAD), newest first; `path` keeps those touching it.',
@@ -103,6 +104,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     ctx,
     {
       name: 'git_status',
+      title: 'Git status',
       action: 'git.read',
       entryPoint: `${ENTRY}#git_status`,
       description: 'Changed files: staged and unstaged changes and conflicts, then untracked files.',
@@ -128,6 +130,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       ctx,
       {
         name,
+        title: kind === 'heads' ? 'Git branches' : 'Git tags',
         action: 'git.read',
         entryPoint: `${ENTRY}#${name}`,
         description: `${kind === 'heads' ? 'Branches' : 'Tags'} by name; \`match\` keeps names containing it (one bounded candidate page per call).`,
@@ -150,6 +153,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
     ctx,
     {
       name: 'git_stashes',
+      title: 'Git stashes',
       action: 'git.read',
       entryPoint: `${ENTRY}#git_stashes`,
       description: 'Stash entries, newest first; `match` keeps those whose message contains it (one bounded candidate page per call).',
@@ -168,6 +172,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   );
   defineDetailTool(ctx, {
     name: 'git_merge_status',
+    title: 'Git merge status',
     action: 'git.read',
     entryPoint: `${ENTRY}#git_merge_status`,
     description: `Whether a merge, rebase, cherry-pick or revert is in progress, and its conflict files (at most ${MAX_CONFLICTS}).`,
@@ -184,6 +189,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   const caps = { ...GIT_WRITE_LIMITS };
   defineMutationTool(ctx, {
     name: 'git_commit',
+    title: 'Git commit',
     action: 'git.write',
     entryPoint: `${ENTRY}#git_commit`,
     description: `Commit staged changes (or exactly \`paths\`, at most ${GIT_WRITE_LIMITS.maxPaths}). The message is capped at ${GIT_WRITE_LIMITS.maxMessageBytes} bytes and ${GIT_WRITE_LIMITS.maxMessageLines} lines; hooks do not run.`,
@@ -208,6 +214,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   });
   defineMutationTool(ctx, {
     name: 'git_create_branch',
+    title: 'Create git branch',
     action: 'git.write',
     entryPoint: `${ENTRY}#git_create_branch`,
     description: 'Create a branch at `start_point` (default HEAD); the name must pass git check-ref-format.',
@@ -227,6 +234,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
   });
   defineMutationTool(ctx, {
     name: 'git_create_tag',
+    title: 'Create git tag',
     action: 'git.write',
     entryPoint: `${ENTRY}#git_create_tag`,
     description: `Create a tag at \`target\` (default HEAD); annotated when \`message\` is given (capped like commit messages).`,

@@ -71,6 +71,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     ctx,
     {
       name: 'list_tasks',
+      title: 'List tasks',
       action: 'task.read',
       entryPoint: `${ENTRY}#list_tasks`,
       description: 'Browse tasks, most recently updated first, with exact filters (status, assignee, label). To find a task by text or key, use search_tasks.',
@@ -100,6 +101,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
 
   defineSearchTool(ctx, {
     name: 'search_tasks',
+    title: 'Search tasks',
     action: 'task.read',
     entryPoint: `${ENTRY}#search_tasks`,
     description: 'Find tasks by words in title and body (best match first), or by id or key (T-123 finds that task first). Use it to check whether a task exists before creating one.',
@@ -135,6 +137,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
   const windowBytes = Math.min(ctx.page.maxPageStringBytes, Math.floor(ctx.page.maxPageBytes / 2));
   defineDetailTool(ctx, {
     name: 'task_get',
+    title: 'Get task',
     action: 'task.read',
     entryPoint: `${ENTRY}#task_get`,
     description: `One task: its body in windows (continue from body_next_offset) and a page of comments, newest first (default ${TEAM_PAGE_LIMITS.comments.default}, max ${TEAM_PAGE_LIMITS.comments.max}; continue with comments_cursor).`,
@@ -172,6 +175,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
 
   defineMutationTool(ctx, {
     name: 'task_create',
+    title: 'Create task',
     action: 'task.create',
     entryPoint: `${ENTRY}#task_create`,
     description: `Create a task (search_tasks first to avoid a duplicate). Title at most ${TEAM_INPUT_CAPS.maxTitleBytes} bytes; over a cap nothing is written.`,
@@ -187,6 +191,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
 
   defineMutationTool(ctx, {
     name: 'task_update',
+    title: 'Update task',
     action: 'task.update',
     entryPoint: `${ENTRY}#task_update`,
     description: 'Change fields of a task (labels replace the old ones; assignee null unassigns). Over a cap nothing is written.',
@@ -209,6 +214,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
 
   defineMutationTool(ctx, {
     name: 'task_comment',
+    title: 'Comment on task',
     action: 'task.comment',
     entryPoint: `${ENTRY}#task_comment`,
     description: `Comment on a task (at most ${TEAM_INPUT_CAPS.maxCommentBytes} bytes; over it nothing is written).`,
@@ -224,6 +230,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
 
   defineSearchTool(ctx, {
     name: 'task_options',
+    title: 'Task field options',
     action: 'task.read',
     entryPoint: `${ENTRY}#task_options`,
     description:

@@ -23,6 +23,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
 
   defineMutationTool(ctx, {
     name: 'message_send',
+    title: 'Send message',
     action: 'message.send',
     entryPoint: `${ENTRY}#message_send`,
     description: `Post a message to a channel (created by its first message). \`to\` names members whose continuation inbox receives it (at most ${TEAM_INPUT_CAPS.maxRecipients}). Body at most ${TEAM_INPUT_CAPS.maxMessageBytes} bytes; over a cap nothing is written.`,
@@ -50,6 +51,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     ctx,
     {
       name: 'message_history_read',
+      title: 'Channel history',
       action: 'message.read',
       entryPoint: `${ENTRY}#message_history_read`,
       description: "Read a channel's messages, newest first (bodies as previews; message_get reads one whole).",
@@ -82,6 +84,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
 
   defineSearchTool(ctx, {
     name: 'message_search',
+    title: 'Search messages',
     action: 'message.read',
     entryPoint: `${ENTRY}#message_search`,
     description: `Find messages by words (all required), best match first (bm25), with a snippet around the match. When more than ${TEAM_READ_LIMITS.searchWindowMatches} messages match, they are ranked in windows of the ${TEAM_READ_LIMITS.searchWindowMatches} newest, newest window first (windowed: true).`,
@@ -117,6 +120,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
 
   defineDetailTool(ctx, {
     name: 'message_get',
+    title: 'Get message',
     action: 'message.read',
     entryPoint: `${ENTRY}#message_get`,
     description: 'Read one message whole: its body in windows (continue from body_next_offset while it is not null).',
@@ -142,6 +146,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
     ctx,
     {
       name: 'inbox_read',
+      title: 'Read inbox',
       action: 'inbox.read',
       entryPoint: `${ENTRY}#inbox_read`,
       description:
@@ -171,6 +176,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
 
   defineMutationTool(ctx, {
     name: 'inbox_ack',
+    title: 'Acknowledge inbox',
     action: 'inbox.ack',
     entryPoint: `${ENTRY}#inbox_ack`,
     idempotent: true,

@@ -61,6 +61,8 @@ export interface ToolContext extends CallHost {
 /** What every declaration names besides its schemas and body (the inventory row reads only these). */
 interface SpecHead {
   name: string;
+  /** A short human name for the tool (MCP `title`), shown by clients in place of `name`. */
+  title: string;
   entryPoint: string;
   /** What the tool does, as the permission table names it (the pipeline checks it before `run`). */
   action: Action;
@@ -135,24 +137,28 @@ function requestedLimit(name: string, raw: unknown, spec: PageLimit): number {
 
 function register(
   ctx: ToolContext,
-  spec: { name: string; action: Action; description: string },
+  spec: { name: string; title: string; action: Action; description: string },
   shape: Shape,
   annotations: DeclaredTool['annotations'],
   handler: DeclaredTool['handler'],
   outputSchema: Shape,
+  refused?: Readonly<Record<string, string>>,
 ): void {
-  const { name, action, description } = spec;
+  const { name, title, action, description } = spec;
   // A tool that writes names a write action, and a read-only one a read: the table cannot be dodged by a label.
   if (annotations.readOnlyHint !== action.endsWith('.read')) throw new Error(`tool ${name}: action ${action} does not match readOnlyHint ${annotations.readOnlyHint}`);
-  const tool: DeclaredTool = { name, inputShape: shape, outputSchema, annotations, action, handler };
+  const tool: DeclaredTool = { name, inputShape: shape, ...(refused === undefined ? {} : { refused }), outputSchema, annotations, action, handler };
   (ctx.declared ??= []).push(tool);
-  const inputSchema = strictInput(name, shape);
-  ctx.server.registerTool(name, { description, inputSchema, annotations, outputSchema }, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, action, (call) => tool.handler(args, call)));
+  const inputSchema = strictInput(name, shape, refused);
+  ctx.server.registerTool(name, { title, description, inputSchema, annotations, outputSchema }, (args: Record<string, unknown>, extra: CallExtra) => runToolCall(ctx, extra, action, (call) => tool.handler(args, call)));
 }
 
-const limitArg = (max: number): z.ZodTypeAny =>
-  z.number().int().min(1).optional().describe(`Page size (default shown in the description; at most ${max}).`);
-const cursorArg = z.string().max(4096).optional().describe('Opaque cursor from a previous page (`next_cursor`).');
+/**
+ * `limit`: its maximum is published in the schema; a larger value is refused or clamped by the
+ * tool's own rule (`overMax`), with an error that names the range.
+ */
+const limitArg = (max: number): z.ZodTypeAny => z.number().int().min(1).optional().meta({ maximum: max }).describe('Page size.');
+const cursorArg = z.string().max(4096).optional().describe('`next_cursor` of the previous page.');
 
 /**
  * The arguments as `run` sees them. The SDK (or `exec`) parsed them with the tool's strict input
@@ -171,16 +177,12 @@ function withKindArgs<S extends Shape, K extends object>(args: Record<string, un
 /** A browse/list tool: one bounded page; refuses a query and points to the search tool. */
 export function defineListTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(ctx: ToolContext, spec: PagedSpec<S, O, R>, searchTool: string): void {
   const shape: Shape = { ...spec.args, limit: limitArg(spec.limit.max), ...(spec.cursor === false ? {} : { cursor: cursorArg }) };
-  for (const q of QUERY_ARGS) shape[q] = z.unknown().optional().describe(`Not accepted: use ${searchTool} to search.`);
+  // A query is refused by the input schema with this advice, and is not published.
+  const refused = Object.fromEntries(QUERY_ARGS.map((q) => [q, `${spec.name} lists without filtering and does not take \`${q}\`; use ${searchTool} to search.`]));
   register(ctx, { ...spec, description: `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).` }, shape, { readOnlyHint: true }, async (args, call) => {
-    for (const q of QUERY_ARGS) {
-      if (args[q] !== undefined) {
-        throw new WorkspaceError('INVALID_PARAMS', `Invalid params: ${spec.name} lists without filtering and does not take \`${q}\`; use ${searchTool} to search.`);
-      }
-    }
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
     return structured(await spec.run(withKindArgs<S, PageArgs>(args, { limit, cursor: args.cursor as string | undefined }), call));
-  }, spec.outputSchema);
+  }, spec.outputSchema, refused);
   ctx.rows.push(rowOf(ctx, spec, 'browse/list'));
 }
 

@@ -91,6 +91,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     ctx,
     {
       name: 'workspace_list_dir',
+      title: 'List directory',
       action: 'workspace.read',
       entryPoint: `${ENTRY}#workspace_list_dir`,
       description: 'List one level of a directory in its own (unsorted) order: name and type of each entry.',
@@ -112,6 +113,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     ctx,
     {
       name: 'workspace_scan',
+      title: 'Scan workspace',
       action: 'workspace.read',
       entryPoint: `${ENTRY}#workspace_scan`,
       description: "Page the agent directories (the root's immediate subdirectories), each with a capped count of its entries.",
@@ -131,6 +133,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
 
   defineSearchTool(ctx, {
     name: 'workspace_search_files',
+    title: 'Find files',
     action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_search_files`,
     description:
@@ -156,6 +159,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
 
   defineDetailTool(ctx, {
     name: 'workspace_read_file',
+    title: 'Read file',
     action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_read_file`,
     description: `Read one byte window of a file (default ${window.defaultBytes} bytes, max ${window.maxBytes}; text whose JSON escaping is longer, binary sent as base64, or a path over 256 bytes returns fewer); continue from next_offset until eof.`,
@@ -182,6 +186,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
 
   defineMutationTool(ctx, {
     name: 'workspace_seed_files',
+    title: 'Write files',
     action: 'workspace.write',
     entryPoint: `${ENTRY}#workspace_seed_files`,
     description: `Write a batch of files, all or nothing (at most ${SEED_LIMITS.maxFiles} files, ${SEED_LIMITS.maxFileBytes} bytes each, ${SEED_LIMITS.maxTotalBytes} in total). Oversized batches are refused before anything is written; nothing is written under \`.git\`. With overwrite: true, existing files are replaced.`,

@@ -33,13 +33,20 @@ export function nearestNames(name: string, names: Iterable<string>, count: numbe
 /** Unknown argument names quoted in a refusal, at most (a client may send thousands). */
 const MAX_NAMED_UNKNOWN = 5;
 
-/** The input object of `tool`: its members, and a refusal naming what it takes for any other. */
-export function strictInput(tool: string, shape: Shape): z.ZodObject {
+/**
+ * The input object of `tool`: its members, and a refusal naming what it takes for any other.
+ * `refused` names arguments a model is likely to try and the tool does not take (a list tool's
+ * `query`), each with the refusal that says what to do instead; they are not published, so they
+ * cost no tokens in `tools/list`.
+ */
+export function strictInput(tool: string, shape: Shape, refused: Readonly<Record<string, string>> = {}): z.ZodObject {
   const accepted = Object.keys(shape);
   return z.strictObject(shape, {
     error: (issue) => {
       if (issue.code !== 'unrecognized_keys') return undefined;
       const keys = (issue as { keys: string[] }).keys;
+      const known = keys.find((k) => Object.hasOwn(refused, k));
+      if (known !== undefined) return refused[known];
       const shown = keys.slice(0, MAX_NAMED_UNKNOWN).map((k) => `\`${k.slice(0, 64)}\``).join(', ');
       const nearest = nearestNames(keys[0] ?? '', accepted, 1)[0];
       const more = keys.length > MAX_NAMED_UNKNOWN ? ` (and ${keys.length - MAX_NAMED_UNKNOWN} more)` : '';

@@ -32,6 +32,8 @@ export type Shape = Record<string, z.ZodTypeAny>;
 export interface DeclaredTool {
   name: string;
   inputShape: Shape;
+  /** Arguments refused with their own advice (see `strictInput`). */
+  refused?: Readonly<Record<string, string>>;
   /** Every declared tool has one: `exec` types each action's result by it. */
   outputSchema: Shape;
   annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };

@@ -220,7 +220,7 @@ describe('git_status', () => {
     } while (cursor !== undefined && sizes.length < 10);
     expect(sizes).toEqual([2, 2, 1]);
     expect(paged).toEqual(all.entries);
-    expect(await callErr(client, 'git_status', { query: 'x' })).toMatch(/^INVALID_PARAMS.*workspace_search_files/);
+    expect(await callErr(client, 'git_status', { query: 'x' })).toMatch(/^MCP error -32602: Input validation error: .*does not take `query`; use workspace_search_files/);
   });
 
   it('non-UTF-8 path names do not crash the tool', async () => {

@@ -40,7 +40,7 @@ const withExamined = async (): Promise<Page & { examined: number }> => ({ ...PAG
 const labelledItems = async (): Promise<Omit<Page, 'items'> & { items: { id: number; label: string }[] }> => ({ ...PAGE, items: [{ id: 1, label: 'x' }] });
 
 const ROW = { paging: 'none', per_item_budget: 'the page', backend_query_bound: 'none', structured_content: 'the page object' };
-const HEAD = { entryPoint: 'test/server/typed-contracts.test.ts', action: 'workspace.read', description: 'A test tool.', row: ROW } as const;
+const HEAD = { entryPoint: 'test/server/typed-contracts.test.ts', action: 'workspace.read', title: 'A test tool', description: 'A test tool.', row: ROW } as const;
 const WRITE = { ...HEAD, action: 'workspace.write', caps: {} } as const;
 const LIMIT = { default: 5, max: 10, overMax: 'refuse' } as const;
 

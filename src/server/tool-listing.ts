@@ -1,0 +1,61 @@
+/**
+ * `serve`'s `tools/list` as a model's context pays for it: the SDK's listing with what carries no
+ * meaning left out (each schema's `$schema`, the default `execution`, the safe-integer bound zod
+ * gives every integer, a record's `propertyNames: {type: string}` and `additionalProperties: {}`,
+ * which every JSON object meets) and nullable types written as `anyOf`, which schema dialects that take one
+ * type per schema accept. Every schema stays the JSON Schema the SDK checks calls and results
+ * against; only the text a client receives changes.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+type Json = Record<string, unknown>;
+type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** One schema, lean: a new object (the SDK's own is left as it is). */
+export function leanSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(leanSchema);
+  if (!isObject(schema)) return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === '$schema') continue;
+    if (k === 'propertyNames' && isObject(v) && Object.keys(v).length === 1 && v.type === 'string') continue;
+    if (k === 'additionalProperties' && isObject(v) && Object.keys(v).length === 0) continue;
+    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
+    if (k === 'type' && Array.isArray(v) && v.length > 1) {
+      out.anyOf = v.map((type) => ({ type }));
+      continue;
+    }
+    // `properties` maps names to schemas; its keys are member names, never keywords
+    out[k] = k === 'properties' && isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, leanSchema(s)])) : leanSchema(v);
+  }
+  return out;
+}
+
+/** One tool as listed, lean. */
+export function leanTool(tool: unknown): unknown {
+  if (!isObject(tool)) return tool;
+  const out: Json = { ...tool };
+  // `forbidden` is what a client assumes when `execution` is absent
+  if (isObject(out.execution) && out.execution.taskSupport === 'forbidden' && Object.keys(out.execution).length === 1) delete out.execution;
+  if (out.inputSchema !== undefined) out.inputSchema = leanSchema(out.inputSchema);
+  if (out.outputSchema !== undefined) out.outputSchema = leanSchema(out.outputSchema);
+  return out;
+}
+
+/**
+ * Replace the server's `tools/list` handler (set by the SDK on the first registered tool) by one
+ * that lists the same tools, lean. The SDK keeps its handlers in a private map; there is no public
+ * way to wrap one.
+ */
+export function leanToolListing(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  const original = handlers instanceof Map ? (handlers.get('tools/list') as Handler | undefined) : undefined;
+  if (typeof original !== 'function') throw new Error('leanToolListing: register the tools first');
+  server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const result = (await original(request, extra)) as Json;
+    return { ...result, tools: Array.isArray(result.tools) ? result.tools.map(leanTool) : [] } as never;
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * `serve`'s `tools/list` as a model's context pays for it, and the surfaces it offers (`--tools`):
+ * - the listing carries no `$schema`, no default `execution`, no type arrays (nullable is `anyOf`,
+ *   which single-type schema dialects accept), no untyped input member, a title on every tool, and
+ *   each paged tool's `limit` maximum in its schema; it stays under its token bound (o200k, the
+ *   figures of `npm run tool-tokens`);
+ * - every combination of surfaces lists exactly their tools and the reading tool, and `exec` runs
+ *   exactly their actions: a surface left out has no route in;
+ * - the flag and its variable reach a real `serve`; an unknown surface is a usage error.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { countTokens } from 'gpt-tokenizer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listTools, modelPart } from '../../scripts/tool-tokens.js';
+import { TOOLSETS, createWorkspaceServer, parseToolsets, type Toolset } from '../../src/server/create-server.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CONTINUATION_TOOL } from '../../src/engine/index.js';
+import { ensureBuilt, repoRoot, runCli } from '../helpers/cli.js';
+import { tempTree } from '../helpers/fs-tree.js';
+import { connectClient, serveTransport } from '../helpers/mcp-stdio.js';
+
+type Json = Record<string, unknown>;
+const inventory = JSON.parse(readFileSync(join(repoRoot, 'specs', 'agent-mcp-tool-inventory.json'), 'utf8')) as { tools: { name: string; limit: { max: number } | null }[] };
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Every (path, schema object) under `schema`. */
+function* schemas(schema: unknown, path: string): Generator<[string, Json]> {
+  if (Array.isArray(schema)) for (const [i, s] of schema.entries()) yield* schemas(s, `${path}/${i}`);
+  if (!isObject(schema)) return;
+  yield [path, schema];
+  for (const [k, v] of Object.entries(schema)) yield* schemas(v, `${path}/${k}`);
+}
+
+/** The surface a tool belongs to, by its name. */
+function surfaceOf(name: string): Toolset | 'reader' {
+  if (name === CONTINUATION_TOOL) return 'reader';
+  if (name === 'exec') return 'exec';
+  if (name.startsWith('workspace_')) return 'workspace';
+  if (name.startsWith('git_')) return 'git';
+  return 'team';
+}
+
+let all: { tools: Json[] };
+beforeAll(async () => {
+  all = await listTools(TOOLSETS);
+});
+
+describe('tools/list, lean', () => {
+  it('no $schema, no default execution, no type arrays, every input member typed, a title on every tool', () => {
+    const titles = new Set<string>();
+    for (const tool of all.tools) {
+      const name = String(tool.name);
+      expect(tool.execution, name).toBeUndefined();
+      expect(typeof tool.title === 'string' && tool.title.length > 0 && tool.title.length <= 40, name).toBe(true);
+      titles.add(String(tool.title));
+      for (const [path, s] of [...schemas(tool.inputSchema, `${name}/in`), ...schemas(tool.outputSchema, `${name}/out`)]) {
+        expect(s.$schema, path).toBeUndefined();
+        expect(Array.isArray(s.type), path).toBe(false);
+        expect(s.maximum, path).not.toBe(Number.MAX_SAFE_INTEGER);
+      }
+      for (const [path, s] of schemas(tool.inputSchema, `${name}/in`)) {
+        if (!/\/properties\/[^/]+$/.test(path)) continue;
+        expect(s.type !== undefined || s.anyOf !== undefined || s.enum !== undefined || s.const !== undefined, `${path} is typed`).toBe(true);
+      }
+    }
+    expect(titles.size, 'titles are distinct').toBe(all.tools.length);
+  });
+
+  it("each paged tool publishes its limit's maximum", () => {
+    const byName = new Map(all.tools.map((t) => [t.name, t]));
+    for (const row of inventory.tools) {
+      if (row.limit === null) continue;
+      const limit = ((byName.get(row.name)!.inputSchema as Json).properties as Record<string, Json>).limit!;
+      expect(limit, row.name).toMatchObject({ type: 'integer', minimum: 1, maximum: row.limit.max });
+    }
+  });
+
+  it('costs at most 8,600 tokens whole and 4,500 as hosts show it to the model (o200k; was 9,853 and 5,326)', () => {
+    expect(countTokens(JSON.stringify(all))).toBeLessThanOrEqual(8_600);
+    expect(countTokens(JSON.stringify(all.tools.map(modelPart)))).toBeLessThanOrEqual(4_500);
+  });
+});
+
+describe('--tools: the surfaces offered', () => {
+  const root = tempTree('tool-listing');
+  const state = tempTree('tool-listing-state');
+  afterAll(() => {
+    root.remove();
+    state.remove();
+  });
+
+  it('every combination lists exactly its tools, and exec runs exactly their actions', async () => {
+    const byName = new Map(all.tools.map((t) => [String(t.name), t]));
+    const combos: Toolset[][] = [];
+    for (let mask = 1; mask < 1 << TOOLSETS.length; mask++) combos.push(TOOLSETS.filter((_, i) => (mask & (1 << i)) !== 0));
+    for (const set of combos) {
+      if (set.length === 1 && set[0] === 'exec') {
+        expect(() => parseToolsets('exec')).toThrow(/at least one of workspace, git, team/);
+        continue;
+      }
+      const ws = await createWorkspaceServer(root.dir, {}, { dbPath: `${state.dir}/team.db`, as: 'olga', toolsets: set, checkStoredValues: false });
+      const client = new Client({ name: 'tool-listing', version: '1' });
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      try {
+        await Promise.all([ws.connect(b), client.connect(a)]);
+        const listed = (await client.listTools()).tools;
+        const want = [...byName.keys()].filter((n) => surfaceOf(n) === 'reader' || (set as string[]).includes(surfaceOf(n)));
+        expect(listed.map((t) => t.name).sort(), set.join(',')).toEqual(want.sort());
+        // what is listed is listed as in the whole server
+        // what is listed is listed as in the whole server (exec's description names its actions)
+        for (const t of listed) if (t.name !== 'exec') expect(t, t.name).toEqual(byName.get(t.name));
+        if (!set.includes('exec')) continue;
+        // exec: an action of every surface, offered or not
+        for (const [action, surface] of [['workspace.list_dir', 'workspace'], ['git.status', 'git'], ['task.list', 'team']] as const) {
+          const r = (await client.callTool({ name: 'exec', arguments: { action, input: {} } })) as { isError?: boolean; content: { text: string }[] };
+          if (set.includes(surface)) expect(r.content[0]!.text, `${set.join(',')} ${action}`).not.toMatch(/unknown action|Unknown action/i);
+          else {
+            expect(r.isError, `${set.join(',')} ${action}`).toBe(true);
+            expect(r.content[0]!.text, `${set.join(',')} ${action}`).toMatch(/action/i);
+          }
+        }
+      } finally {
+        await client.close();
+        await ws.close();
+      }
+    }
+  });
+
+  it('reaches a real serve by flag and by MCP_BUDGET_TOOLS; an unknown surface is a usage error', async () => {
+    ensureBuilt();
+    const c = await connectClient(serveTransport(root.dir, ['--team-db', `${state.dir}/team.db`, '--as', 'olga'], { MCP_BUDGET_TOOLS: 'git' }));
+    try {
+      const names = (await c.client.listTools()).tools.map((t) => t.name);
+      expect(names.every((n) => n.startsWith('git_') || n === CONTINUATION_TOOL), names.join()).toBe(true);
+      expect(names.length).toBe(all.tools.filter((t) => surfaceOf(String(t.name)) === 'git').length + 1);
+    } finally {
+      await c.close();
+    }
+    for (const bad of ['bogus', ',', 'workspace,,nope', 'exec', 'Workspace']) {
+      const r = runCli(['serve', '--root', root.dir, '--tools', bad]);
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr, bad).toMatch(/--tools: .*(workspace, git, team)/);
+    }
+  });
+});
