@@ -26,12 +26,10 @@ import {
   resolvePointer,
   utf8,
 } from '../helpers/spec.js';
+import { timeBox } from '../helpers/time-box.js';
 
-/** Time-boxed runs; FC_RUNS / FC_TIME_MS widen a local exploration without editing the file. */
-const RUN = {
-  numRuns: Number(process.env.FC_RUNS ?? 300),
-  interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000),
-} as const;
+/** Time-boxed runs; `npm run test:long` scales them up (test/helpers/time-box.ts). */
+const RUN = timeBox(300, 2000);
 
 /**
  * `maxStringBytes` below 34 (the length of the report and notice keys) breaks idempotence and

@@ -20,6 +20,7 @@ import {
   streamLimitsArb,
   type Chunking,
 } from '../helpers/stream-gen.js';
+import { timeBox } from '../helpers/time-box.js';
 
 function json(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value), 'utf8');
@@ -65,7 +66,7 @@ describe('byte source: chunk-boundary invariance', () => {
         for (const c of chunkings) expect(outcome(() => boundViaBytes(bytes, limits, doc.root, c))).toEqual(whole);
         expect(outcome(() => boundViaBytes(bytes, limits, doc.root, sizes, true))).toEqual(whole);
       }),
-      { numRuns: 150, interruptAfterTimeLimit: 8000 },
+      timeBox(150, 3200),
     );
   });
 
@@ -80,7 +81,7 @@ describe('byte source: chunk-boundary invariance', () => {
         expect(outcome(() => boundViaBytes(bytes, limits, doc.root, sizes))).toEqual(whole);
         expect(outcome(() => boundViaBytes(bytes, limits, doc.root, sizes, true))).toEqual(whole);
       }),
-      { numRuns: 60, interruptAfterTimeLimit: 8000 },
+      timeBox(60, 3200),
     );
   });
 

@@ -8,8 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { boundJson } from '../../src/engine/bound.js';
 import { resolveLimits } from '../../src/engine/options.js';
 import { REPORT_KEY, boundViolations, endsOnCharBoundary, escapedBytes, utf8 } from '../helpers/spec.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 200, interruptAfterTimeLimit: 3000 } as const;
+const RUN = timeBox(200, 3000);
 
 /** A generous ceiling for "well under a second" on a loaded 2-core machine. */
 const FAST_MS = 1000;

@@ -8,8 +8,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeCountWasmAvailable, escapedSize, escapedSizeJs, escapedSizeWasm, utf8Size, utf8SizeWasm } from '../../src/engine/escape-count.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 600, interruptAfterTimeLimit: 5000 } as const;
+const RUN = timeBox(600, 2500);
 
 /** What `JSON.stringify` writes between the quotes, in UTF-8 bytes. */
 const wire = (s: string): number => Buffer.byteLength(JSON.stringify(s), 'utf8') - 2;

@@ -14,8 +14,9 @@ import { integerLength, numberLength } from '../../src/engine/fits-size.js';
 import { checkRoot } from '../../src/engine/fits-walk.js';
 import { resolveLimits, type ResolvedLimits } from '../../src/engine/options.js';
 import { fitsSpec } from '../helpers/spec.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
+const RUN = timeBox(300, 2500);
 
 const FAR = 1 << 24;
 /** Limits without the notice and omitted paths (so that the byte bound may go down to 1 KiB), far bounds elsewhere. */

@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { fitsWithinBudget, serializeIfFits } from '../../src/engine/fits.js';
 import { resolveLimits } from '../../src/engine/options.js';
 import { fitsSpec } from '../helpers/spec.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 400), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
+const RUN = timeBox(400, 2500);
 
 const piece = fc.constantFrom('a', 'abc ', '"', '\\', '\n', '\u0001', 'é', '—', '😀', '\ud800', 'x'.repeat(20));
 const text = fc.array(piece, { maxLength: 40 }).map((p) => p.join(''));

@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { fitsWithinBudget, serializeIfFits } from '../../src/engine/fits.js';
 import { resolveLimits } from '../../src/engine/options.js';
 import { callToolResult, limitsArb, protocolVersionArb } from '../helpers/arbitraries.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 400), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
+const RUN = timeBox(400, 2500);
 
 /** Limits without the notice and omitted paths, so that the byte bound may go down to 1 KiB. */
 const lim = (o: Parameters<typeof resolveLimits>[0]): ReturnType<typeof resolveLimits> => resolveLimits({ notice: false, maxOmittedPaths: 0, ...o });

@@ -6,8 +6,9 @@ import { resolveLimits } from '../../src/engine/options.js';
 import { walkValue } from '../../src/engine/walk.js';
 import { callToolResult } from '../helpers/arbitraries.js';
 import { NOTICE_KEY, REPORT_KEY, fitsSpec, textStats } from '../helpers/spec.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 300, interruptAfterTimeLimit: 4000 } as const;
+const RUN = timeBox(300, 2000);
 
 const roomy = resolveLimits({ maxResultBytes: 1 << 20 });
 

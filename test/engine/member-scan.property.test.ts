@@ -12,9 +12,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemberScanner, type MemberPolicy, type ValueTake } from '../../src/engine/index.js';
 import { prng } from '../helpers/prng.js';
+import { timeBox } from '../helpers/time-box.js';
 
-/** Time-boxed; FC_RUNS / FC_TIME_MS widen a local exploration without editing the file. */
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) };
+/** Time-boxed; `npm run test:long` scales them up (test/helpers/time-box.ts). */
+const RUN = timeBox(300, 2000);
 
 // ------------------------------------------------------------------ documents
 

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serializationEquals } from '../../src/engine/mirror.js';
 import { jsonValue, wireChar } from '../helpers/arbitraries.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 300, interruptAfterTimeLimit: 4000 } as const;
+const RUN = timeBox(300, 2000);
 
 describe('mirror', () => {
   it('mirror: a value equals its own JSON.stringify', () => {

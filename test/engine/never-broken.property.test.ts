@@ -11,8 +11,9 @@ import { resolveLimits } from '../../src/engine/options.js';
 import { base64Value, sdkIssues, trickyLimits, trickyResult } from '../helpers/arbitraries.js';
 import { boundViolations, hasDuplicateKeys, isObject, utf8 } from '../helpers/spec.js';
 import { boundViaBytes, padDoc } from '../helpers/stream-gen.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 1000), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) } as const;
+const RUN = timeBox(1000, 2000);
 
 /** Every string in a value, with the key it sits under. */
 function strings(v: unknown, key = '', out: { key: string; s: string }[] = []): { key: string; s: string }[] {

@@ -13,8 +13,9 @@ import {
 } from '../../src/engine/report.js';
 import { keyArb } from '../helpers/arbitraries.js';
 import { pointerOf, pointerSegments, utf8 } from '../helpers/spec.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 300, interruptAfterTimeLimit: 4000 } as const;
+const RUN = timeBox(300, 2000);
 
 describe('report', () => {
   it('report: escapes pointer segments per RFC 6901 (~ first, then /)', () => {

@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { feed, same, split, state, type Outcome } from '../helpers/skip-feed.js';
 import { SKIP_MORE, newSkipState, scanSkipJs, type SkipScan, type SkipState } from '../../src/engine/skip-scan.js';
 import { scanSkipWasm, wasmSimdAvailable } from '../../src/engine/skip-scan-wasm.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
+const RUN = timeBox(300, 2500);
 const enc = new TextEncoder();
 
 const SKIP = state({});

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { feed, same, split, state, type Outcome } from '../helpers/skip-feed.js';
 import { SKIP_MORE, newSkipState, scanSkipJs, type SkipScan, type SkipState } from '../../src/engine/skip-scan.js';
 import { scanSkipBest, scanSkipWasm, wasmSimdAvailable } from '../../src/engine/skip-scan-wasm.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 500, interruptAfterTimeLimit: 5000 } as const;
+const RUN = timeBox(500, 2500);
 const enc = new TextEncoder();
 
 const concat = (parts: Uint8Array[]): Uint8Array => Buffer.concat(parts);

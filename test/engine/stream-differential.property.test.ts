@@ -22,8 +22,9 @@ import {
   streamLimitsArb,
   type Doc,
 } from '../helpers/stream-gen.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 200, interruptAfterTimeLimit: 8000 } as const;
+const RUN = timeBox(200, 3200);
 
 function compare(doc: Doc, options: object, expectStreamed: boolean): void {
   const limits = resolveLimits(options);
@@ -90,7 +91,7 @@ describe('byte source vs in-memory bound (differential)', () => {
         expect((r.content as { text?: string }[]).some((b) => b?.text === json)).toBe(true);
         compare(padded, options, true);
       }),
-      { numRuns: 40, interruptAfterTimeLimit: 6000 },
+      timeBox(40, 2500),
     );
   });
 
@@ -105,7 +106,7 @@ describe('byte source vs in-memory bound (differential)', () => {
         const actual = outcome(() => boundViaBytes(Buffer.from(`\n ${text} \t\n`), limits, padded.root));
         if (!actual.ok || !expected.ok || actual.json !== expected.json) expect(actual).toEqual(expected);
       }),
-      { numRuns: 60, interruptAfterTimeLimit: 4000 },
+      timeBox(60, 2000),
     );
   });
 
@@ -125,7 +126,7 @@ describe('byte source vs in-memory bound (differential)', () => {
         compare(again, options, false);
         compare(padDoc(again, limits, { ...pad, kind: pad.kind === 'mirror' ? 'unknown' : pad.kind }), options, true);
       }),
-      { numRuns: 100, interruptAfterTimeLimit: 6000 },
+      timeBox(100, 2500),
     );
   });
 

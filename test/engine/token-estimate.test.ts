@@ -11,10 +11,11 @@ import { boundJson, fitsWithinBudget, resolveLimits } from '../../src/engine/ind
 import { serializeIfFits } from '../../src/engine/fits.js';
 import { addTokens, estimateTokens, tokensFitEnd, tokenTally } from '../../src/engine/token-estimate.js';
 import { ensureBuilt, runCli } from '../helpers/cli.js';
+import { timeBox } from '../helpers/time-box.js';
 
-/** Time-boxed runs; FC_RUNS / FC_TIME_MS widen a local exploration without editing the file. */
+/** Time-boxed runs; `npm run test:long` scales them up (test/helpers/time-box.ts). */
 const fcRun = <T>(p: fc.IPropertyWithHooks<T>): void =>
-  fc.assert(p, { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 2000) });
+  fc.assert(p, timeBox(300, 2000));
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 const textArb = fc.oneof(

@@ -11,9 +11,10 @@ import { jsonParser } from 'stream-json/core/parser.js';
 import { describe, expect, it } from 'vitest';
 import type { JsonEvents } from '../../src/engine/events.js';
 import { Tokenizer } from '../../src/engine/tokenizer.js';
+import { timeBox } from '../helpers/time-box.js';
 
-/** Time-boxed; FC_RUNS / FC_TIME_MS widen a local exploration without editing the file. */
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 300), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
+/** Time-boxed; `npm run test:long` scales them up (test/helpers/time-box.ts). */
+const RUN = timeBox(300, 2500);
 
 type Tok = [string, string?];
 

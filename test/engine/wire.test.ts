@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { cutString, escapeContent, escapedLength, mirrorLength, utf8Length } from '../../src/engine/wire.js';
 import { jsonValue, wireChar, wireString } from '../helpers/arbitraries.js';
 import { endsOnCharBoundary, escapedBytes } from '../helpers/spec.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: 300, interruptAfterTimeLimit: 4000 } as const;
+const RUN = timeBox(300, 2000);
 
 /** Bytes of a fragment once written again inside a JSON string (the spec's mirror measure). */
 const mirrorBytes = (fragment: string): number => escapedBytes(fragment);

@@ -22,6 +22,7 @@ import { CompiledGlob, MAX_GLOB_STATES } from '../../src/fs/glob-match.js';
 import { parseGlob, type GlobToken } from '../../src/fs/glob-parse.js';
 import { compileSegment, testSegment } from '../../src/fs/glob-segment.js';
 import { prng } from '../helpers/prng.js';
+import { timeBox } from '../helpers/time-box.js';
 
 type Picomatch = {
   makeRe: (glob: string, options: { dot: boolean; literalBrackets: boolean; fastpaths?: boolean }) => RegExp;
@@ -320,7 +321,7 @@ describe('glob-match: differential against picomatch', () => {
         return true;
       }),
       // -1270648524: the query `\\~*/**` on the path `\~a ` (a derived oracle glob once read by picomatch's fast path)
-      { numRuns: 6_000, interruptAfterTimeLimit: 5_000, examples: [[-1270648524]] },
+      { ...timeBox(6_000, 2500), examples: [[-1270648524]] },
     );
     expect(seen.patterns, JSON.stringify(seen)).toBeGreaterThan(500);
     expect(seen.matches, JSON.stringify(seen)).toBeGreaterThan(seen.paths / 10);
@@ -391,7 +392,7 @@ describe('glob-segment: one segment against the reference', () => {
     const name = fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 10 }).map((cs) => cs.join(''));
     fc.assert(
       fc.property(tokens, name, (ts, n) => testSegment(compileSegment(ts), n) === referenceMatch(ts, n)),
-      { numRuns: 20_000, interruptAfterTimeLimit: 3_000 },
+      timeBox(20_000, 3000),
     );
   });
 });
@@ -501,7 +502,7 @@ describe('glob-match: worst case', () => {
         }
         return true;
       }),
-      { numRuns: 400, interruptAfterTimeLimit: 5_000 },
+      timeBox(400, 2500),
     );
     console.log(`glob-match worst case: ${worst.toFixed(2)} ms over ${runs} matches in ${(performance.now() - started).toFixed(0)} ms (${worstCase})`);
     expect(runs).toBeGreaterThan(100);

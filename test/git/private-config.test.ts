@@ -20,12 +20,13 @@ import { ensureBuilt } from '../helpers/cli.js';
 import { git } from '../helpers/git-repo.js';
 import { callErr, connectClient, serveTransport } from '../helpers/mcp-stdio.js';
 import { cleanup, every, initRepo, runAll, tempDir } from './hostile-fixtures.js';
+import { timeBox } from '../helpers/time-box.js';
 
 const dirs: string[] = [];
 beforeAll(() => ensureBuilt());
 afterAll(() => cleanup(dirs));
 
-const RUN = { numRuns: 150, interruptAfterTimeLimit: 4000 } as const;
+const RUN = timeBox(150, 2000);
 
 /** git's own listing of config text (no repository, no other source), as Latin-1. */
 function gitList(text: string): string {

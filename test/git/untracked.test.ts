@@ -18,6 +18,7 @@ import { gitStatus } from '../../src/git/git-reads.js';
 import { untrackedPaths } from '../../src/git/untracked.js';
 import { GitRunner } from '../../src/git/run-git.js';
 import { git, tempRepo, type TempRepo, workspaceTracker } from '../helpers/git-repo.js';
+import { timeBox } from '../helpers/time-box.js';
 
 const cursors = new CursorCodec('untracked-test');
 const repos: TempRepo[] = [];
@@ -136,7 +137,7 @@ describe('untracked listing', () => {
           await ws.close();
         }
       }),
-      { numRuns: 40, interruptAfterTimeLimit: 20_000 },
+      timeBox(40, 8000),
     );
   });
 

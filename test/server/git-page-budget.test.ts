@@ -15,8 +15,8 @@ import { ensureBuilt } from '../helpers/cli.js';
 import { git, gitStatusCode, tempRepo, type TempRepo } from '../helpers/git-repo.js';
 import { connectClient, reportOf, serveTransport, type Connected, type ToolResult } from '../helpers/mcp-stdio.js';
 
-const COMMITS = 160;
-const REFS = 300;
+const COMMITS = 80;
+const REFS = 150;
 const STASHES = 12;
 const CONFLICTS = 12;
 const PATH = 'dir/odd "name".txt';

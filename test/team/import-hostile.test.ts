@@ -5,7 +5,7 @@
  * cap, bytes that are not UTF-8, a duplicate member, an unknown author), with or without a final
  * newline. `team import --skip-bad-lines` skips exactly the bad lines, each reported with its number,
  * imports every good one, and afterwards every read tool of `serve` answers on the store. Without
- * the flag the import stops at the first bad line, naming it. Time-boxed (FC_TIME_MS).
+ * the flag the import stops at the first bad line, naming it. Time-boxed (test/helpers/time-box.ts).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,9 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
 import { TEAM_IMPORT_LIMITS, importJsonLines, openPgTeamStore, openSqliteTeamStore, type TeamStore } from '../../src/team/index.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
+import { timeBox } from '../helpers/time-box.js';
 
 const pgReady = await probePostgres();
-const TIME_MS = Number(process.env.FC_TIME_MS ?? 4000);
+const TIME_MS = timeBox(200, 2500).interruptAfterTimeLimit;
 
 /** One line: its bytes, and whether the import must take it. */
 interface Spec {
@@ -148,7 +149,7 @@ for (const engine of ENGINES) {
           const messages = specs.filter((sp) => sp.good && sp.channel !== undefined).length;
           if (messages > 0) expect((await store.history(`c${run}`, undefined, 100)).rows).toHaveLength(messages);
         }),
-        { interruptAfterTimeLimit: TIME_MS, numRuns: 200 },
+        timeBox(200, 2500),
       );
     }, TIME_MS + 60_000);
 

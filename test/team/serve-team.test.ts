@@ -163,7 +163,7 @@ for (const engine of ENGINES) {
         expect(urgent).toEqual(Array.from({ length: TASKS / 5 }, (_, i) => TASKS - 4 - 5 * i));
         const miaOpen = await walk({ assignee: 'mia', status: 'open' });
         expect(miaOpen.every((id) => id % 2 === 0 && (id - 1) % 3 !== 0)).toBe(true);
-        expect(await callErr(a.client, 'list_tasks', { q: 'routine' })).toMatch(/^INVALID_PARAMS: .*search_tasks/);
+        expect(await callErr(a.client, 'list_tasks', { q: 'routine' })).toMatch(/^MCP error -32602: Input validation error: .*does not take `q`; use search_tasks/);
       });
     });
 
@@ -182,7 +182,7 @@ for (const engine of ENGINES) {
         expect(pangolin.tasks.map((t) => t.key)).toEqual(['T-43']);
         const byKey = await callOk<{ tasks: { key: string; score: number | null }[] }>(c.client, 'search_tasks', { q: 'T-7' });
         expect(byKey.tasks[0]).toMatchObject({ key: 'T-7', score: null });
-        expect(await callErr(c.client, 'message_history_read', { channel: 'general', search: 'x' })).toMatch(/^INVALID_PARAMS: .*message_search/);
+        expect(await callErr(c.client, 'message_history_read', { channel: 'general', search: 'x' })).toMatch(/^MCP error -32602: Input validation error: .*does not take `search`; use message_search/);
       });
     });
 

@@ -7,10 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../src/tools/text-render.js';
+import { timeBox } from '../helpers/time-box.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 400), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 3000) };
+const RUN = timeBox(400, 3000);
 
 // Strings biased to what could be misread: newlines, tabs, quotes, leading marks, literals, keys.
 const hostile = fc.oneof(

@@ -2,7 +2,7 @@
  * Reading what the budget cut: following the reading tool's `next` from the first cut part, and
  * putting each part in place by the one reassembly rule, gives the original result back exactly,
  * and every answer is within the budget (the budget would pass it unchanged). Time-boxed
- * (FC_RUNS / FC_TIME_MS widen a local exploration without editing the file).
+ * (`npm run test:long` scales them up (test/helpers/time-box.ts)).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +11,9 @@ import { applyPart, planReads, withoutBudgetParts } from '../../src/transport/co
 import { readPart, readResult, type ReadAnswer } from '../../src/transport/core/continuation-read.js';
 import { ContinuationStore, type StoredResult } from '../../src/transport/core/continuation-store.js';
 import { callToolResult, jsonValue, wireString } from '../helpers/arbitraries.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 200), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) } as const;
+const RUN = timeBox(200, 2000);
 
 type Json = Record<string, unknown>;
 

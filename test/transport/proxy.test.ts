@@ -630,7 +630,7 @@ describe.concurrent('proxy: faults', () => {
     const p = procs.proxy();
     p.child.stdout.pause();
     p.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'r', version: '1' } } });
-    const n = 2000;
+    const n = 1000; // 20 MB of answers: far past every pipe buffer between the three processes
     let batch = '';
     for (let i = 1; i <= n; i++) batch += JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'sized_text', arguments: { bytes: 20_000 } } }) + '\n';
     p.send(batch, false);

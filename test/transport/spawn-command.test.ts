@@ -28,8 +28,9 @@ import {
   type SpawnCommandOptions,
   type SpawnPlan,
 } from '../../src/transport/proxy/spawn-command.js';
+import { timeBox } from '../helpers/time-box.js';
 
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 500), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 4000) };
+const RUN = timeBox(500, 2000);
 
 const NODE_DIR = 'C:\\Program Files\\nodejs';
 const NPX = `${NODE_DIR}\\npx.cmd`;

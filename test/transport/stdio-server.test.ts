@@ -190,10 +190,10 @@ function peakRssMiB(pid: number): number {
 }
 
 describe('flow control', () => {
-  it('stdio-server: 20k calls written while stdout is not read keep serve under 200 MB, then all are answered', async () => {
+  it('stdio-server: 10k calls written while stdout is not read keep serve under 200 MB, then all are answered', async () => {
     const peer = StdioPeer.serve(tree.dir);
     await peer.initialize();
-    const N = 20_000;
+    const N = 10_000;
     // Stop reading the answers: the pipe fills and serve must stop reading requests.
     peer.child.stdout.pause();
     const call = (i: number) => JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'workspace_list_dir', arguments: { path: '.' } } });

@@ -19,6 +19,7 @@ import { REPORT_KEY, type BudgetOptions } from '../../src/engine/limits.js';
 import { resolveLimits } from '../../src/engine/options.js';
 import { enforceOutputSchema, shrinkToSchema, ToolCatalog } from '../../src/transport/core/typed-results.js';
 import { CLI, REPO_ROOT } from '../helpers/stdio-peer.js';
+import { timeBox } from '../helpers/time-box.js';
 
 type Json = Record<string, unknown>;
 
@@ -142,7 +143,7 @@ describe('typed results (property)', () => {
           expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(limits.maxResultBytes);
         }
       }),
-      { numRuns: 300, interruptAfterTimeLimit: 3000 },
+      timeBox(300, 3000),
     );
   });
 });

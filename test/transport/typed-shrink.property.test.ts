@@ -11,10 +11,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundResult, DEFAULT_LIMITS, minResultBytes, REPORT_KEY, resolveLimits } from '../../src/engine/index.js';
 import { enforceOutputSchema, ToolCatalog } from '../../src/transport/core/typed-results.js';
+import { timeBox } from '../helpers/time-box.js';
 
 /** The smallest budget the default limits accept. */
 const SMALLEST = minResultBytes(DEFAULT_LIMITS);
-const RUN = { numRuns: Number(process.env.FC_RUNS ?? 200), interruptAfterTimeLimit: Number(process.env.FC_TIME_MS ?? 5000) };
+const RUN = timeBox(200, 2500);
 
 type Schema = Record<string, unknown>;
 type Json = unknown;
