@@ -183,8 +183,8 @@ export class CompiledGlob {
   }
 
   /** Parse and compile a query (throws the parser's and the caps' `WorkspaceError`s). */
-  static compile(query: unknown): CompiledGlob {
-    return new CompiledGlob(parseGlob(query).alternatives);
+  static compile(query: unknown, maxBytes?: number): CompiledGlob {
+    return new CompiledGlob(parseGlob(query, maxBytes).alternatives);
   }
 
   private bump(): void {

@@ -304,12 +304,12 @@ function segmentsOf(flat: Flat[]): GlobSegment[] {
  * Parse a query once: checks (type, size, NUL, syntax, escapes from the root) and brace expansion.
  * Throws `INVALID_PARAMS`, `INPUT_TOO_LARGE` or `PATH_ESCAPES_ROOT`.
  */
-export function parseGlob(query: unknown): ParsedGlob {
+export function parseGlob(query: unknown, maxBytes = MAX_QUERY_BYTES): ParsedGlob {
   if (typeof query !== 'string' || query.trim() === '') {
     throw invalid('Expected `query` to be a non-empty glob such as "**/*.ts"');
   }
-  if (Buffer.byteLength(query) > MAX_QUERY_BYTES) {
-    throw new WorkspaceError('INPUT_TOO_LARGE', `Expected \`query\` to be at most ${MAX_QUERY_BYTES} bytes`, { max: MAX_QUERY_BYTES });
+  if (Buffer.byteLength(query) > maxBytes) {
+    throw new WorkspaceError('INPUT_TOO_LARGE', `Expected \`query\` to be at most ${maxBytes} bytes`, { max: maxBytes });
   }
   if (query.includes('\0')) throw invalid('`query` contains a NUL byte');
   return { alternatives: expandItems(new Reader(query).parse()).map(segmentsOf) };

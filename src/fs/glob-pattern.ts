@@ -60,8 +60,8 @@ export class GlobPlan {
   }
 
   /** Check and compile a query (`INVALID_PARAMS`, `INPUT_TOO_LARGE`, `PATH_ESCAPES_ROOT`). */
-  static compile(query: string): GlobPlan {
-    return new GlobPlan(CompiledGlob.compile(query));
+  static compile(query: string, maxBytes?: number): GlobPlan {
+    return new GlobPlan(CompiledGlob.compile(query, maxBytes));
   }
 
   /** Whether a path relative to the base matches the query (`dot: false`). */

@@ -16,7 +16,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { WorkspaceError, type DirHandle, type Workspace } from './confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { GlobPlan } from './glob-pattern.js';
+import { GlobPlan, MAX_QUERY_BYTES } from './glob-pattern.js';
 import { GlobWalk, type WalkLimits, type WalkPosition } from './glob-walk.js';
 
 export { MAX_QUERY_BYTES, checkQuery } from './glob-pattern.js';
@@ -30,6 +30,8 @@ export interface RawMatch {
 
 export interface SearchPage {
   query: string;
+  /** The glob a plain-word query was read as (absent when the query is a glob). */
+  glob?: string;
   /** The directory searched, relative to the root. */
   path: string;
   /** Paths of regular files relative to `path`, in walk order (lossy UTF-8 where a name is not UTF-8). */
@@ -119,8 +121,39 @@ function noteOf(walk: GlobWalk, outcome: string, limits: WalkLimits): string | u
   return parts.length > 0 ? parts.join(' ') : undefined;
 }
 
+/** Characters that make a query a glob; a query with none of them and no `/` is a plain word. */
+const GLOB_CHARS = /[*?[\]{}()!@+\\/]/;
+
+/** The most bytes a plain word's glob may take: up to four a letter (`[aA]`) and five more. */
+const PLAIN_GLOB_BYTES = MAX_QUERY_BYTES * 4 + 5;
+
 /**
- * One page of files under `path` whose path relative to it matches the glob `query`.
+ * How a query is read: a glob as written, or for a plain word (no glob character, no `/`) every
+ * file under the directory whose name contains it, ASCII letters in any case: `readme` finds
+ * `docs/README.md`. (As a glob, a plain word names one file at the top and finds nothing below
+ * it, which is not what a person typing a word means.) A word too long for the case-folding
+ * glob's matching cost (over about 120 letters) is matched in its own case. The query as written
+ * is checked first (blank, `..`, its size), whatever it is read as.
+ */
+export function readQuery(query: string): { glob: string; plain: boolean; plan: GlobPlan } {
+  const written = GlobPlan.compile(query);
+  if (GLOB_CHARS.test(query)) return { glob: query, plain: false, plan: written };
+  let folded = '';
+  // only ASCII letters fold: the Kelvin sign lower-cases to `k`, and must still match itself
+  for (const ch of query) folded += /^[A-Za-z]$/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : ch;
+  for (const glob of [`**/*${folded}*`, `**/*${query}*`]) {
+    try {
+      return { glob, plain: true, plan: GlobPlan.compile(glob, PLAIN_GLOB_BYTES) };
+    } catch (e) {
+      if (!(e instanceof WorkspaceError && e.code === 'INPUT_TOO_LARGE')) throw e;
+    }
+  }
+  return { glob: query, plain: false, plan: written };
+}
+
+/**
+ * One page of files under `path` whose path relative to it matches the glob `query` (or, for a
+ * plain word, whose name contains it: see {@link globOfQuery}).
  * `options` overrides the per-call caps (tests and benchmarks).
  */
 export async function searchFiles(
@@ -133,7 +166,8 @@ export async function searchFiles(
   maxPageBytes?: number,
   options: Partial<WalkLimits> = {},
 ): Promise<SearchPage> {
-  const plan = GlobPlan.compile(query);
+  const read = readQuery(query);
+  const plan = read.plan;
   const limits: WalkLimits = { ...DEFAULT_SEARCH_LIMITS, ...options };
   const base = await ws.openDir(path);
   const walk = new GlobWalk(base, plan, limits); // owns `base` from here
@@ -153,7 +187,7 @@ export async function searchFiles(
       bytes += size;
       return true;
     });
-    const page: SearchPage = { query, path: rel, matches, has_more: outcome !== 'done' };
+    const page: SearchPage = { query, ...(read.plain ? { glob: read.glob } : {}), path: rel, matches, has_more: outcome !== 'done' };
     if (raws.length > 0) page.non_utf8 = raws;
     if (outcome !== 'done') page.next_cursor = encodePosition(cursors, query, base, walk.position());
     if (outcome === 'visits' || outcome === 'time') page.truncated_scan = true;

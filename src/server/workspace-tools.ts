@@ -42,6 +42,8 @@ const SCAN_OUTPUT = {
 const SEARCH_OUTPUT = {
   query: z.string(),
   query_truncated: flag,
+  glob: z.string().optional(),
+  glob_truncated: flag,
   path: z.string(),
   path_truncated: flag,
   matches: z.array(z.string()),
@@ -137,7 +139,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_search_files`,
     description:
-      'Find files by glob (`query`, e.g. "**/*.md"; braces allowed, extglobs not) under a directory; links are never followed. A scan stopped by its per-call cap says truncated_scan: continue with next_cursor.',
+      'Find files under a directory by glob (`query`, e.g. "**/*.md"; braces allowed, extglobs not), or by a plain word (no glob character or `/`): every file whose name contains it, in any case (`glob` shows how it was read). Dot files match only a pattern that names the dot; links are never followed. A scan stopped by its per-call cap says truncated_scan: continue with next_cursor.',
     args: { path },
     limit: { ...WORKSPACE_LIMITS.search, overMax: 'refuse' },
     row: {
@@ -153,7 +155,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       fitEchoes(
         await searchFiles(ws, cursors, query, p, limit, cursor, pageBytes, { maxPathBytes: searchPathBytes(ctx.page, DEFAULT_SEARCH_LIMITS.maxPathBytes) }),
         ctx.page,
-        ['path', 'query'],
+        ['path', 'query', 'glob'],
       ),
   });
 

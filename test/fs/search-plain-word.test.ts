@@ -1,0 +1,121 @@
+/**
+ * A plain word given to the file search (no glob character, no `/`) finds what a person means:
+ * every file under the directory whose name contains it, ASCII letters in any case, in every
+ * directory a glob's `**` enters (dot directories and dot files only by a pattern that names the
+ * dot). Checked on generated trees and words (parts of names in random case, words in no name,
+ * multi-byte text, the Kelvin sign that lower-cases to `k`) against a walk of the tree, following
+ * every cursor; a glob is read as written.
+ */
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Workspace } from '../../src/fs/confine.js';
+import { readQuery, searchFiles } from '../../src/fs/search.js';
+import { CursorCodec } from '../../src/shared/cursor.js';
+import { tempTree } from '../helpers/fs-tree.js';
+import { timeBox } from '../helpers/time-box.js';
+
+const tree = tempTree('search-plain-word');
+afterAll(() => tree.remove());
+const cursors = new CursorCodec('plain-word');
+
+const asciiFold = (s: string): string => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+/** Every regular file under `dir` whose path has no dot segment and whose name contains `word` (ASCII case folded). */
+function expected(dir: string, word: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(join(dir, rel))) {
+    if (name.startsWith('.')) continue;
+    const path = rel === '' ? name : `${rel}/${name}`;
+    if (statSync(join(dir, path)).isDirectory()) out.push(...expected(dir, word, path));
+    else if (asciiFold(name).includes(asciiFold(word))) out.push(path);
+  }
+  return out;
+}
+
+async function all(ws: Workspace, query: string, limit: number): Promise<{ matches: string[]; glob: string | undefined }> {
+  const matches: string[] = [];
+  let cursor: string | undefined;
+  let glob: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await searchFiles(ws, cursors, query, undefined, limit, cursor);
+    glob = page.glob;
+    matches.push(...page.matches);
+    cursor = page.next_cursor;
+    if (cursor === undefined) return { matches, glob };
+  }
+  throw new Error('the walk did not end');
+}
+
+const piece = fc.constantFrom('read', 'ME', 'Note', 'x', 'Ünï', '😀', ' sp', '-', '_', '1', 'K', '\u212A', 'config', '.md', 'Ab', 'aB');
+const nameArb = fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join(''));
+const treeArb = fc.array(fc.record({ dirs: fc.array(fc.oneof(nameArb, fc.constant('.hidden')), { maxLength: 2 }), name: fc.oneof(nameArb, nameArb.map((n) => `.${n}`)) }), { minLength: 1, maxLength: 25 });
+const flipCase = (s: string, bits: number): string => [...s].map((c, i) => ((bits >> i % 30) & 1 ? c.toUpperCase() : c.toLowerCase())).join('');
+
+describe('a plain word', () => {
+  it('finds every file whose name contains it, in any ASCII case, through every page', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(treeArb, fc.nat(), fc.integer({ min: 0, max: 2 ** 30 }), fc.integer({ min: 1, max: 7 }), fc.boolean(), async (files, pick, bits, limit, absent) => {
+        const root = join(tree.dir, `t${run++}`);
+        mkdirSync(root);
+        try {
+          // directories and files never share a name: `=` in no piece keeps them apart
+          for (const [i, f] of files.entries()) {
+            const dir = join(root, ...f.dirs.map((d) => `${d}=`));
+            mkdirSync(dir, { recursive: true });
+            writeFileSync(join(dir, `${f.name}~${i}`), '');
+          }
+          // a part of some name in random case, or a word no name holds
+          const source = files[pick % files.length]!.name.replace(/^\./, '') || 'x';
+          const chars = [...source];
+          const from = pick % chars.length;
+          const raw = absent ? 'zzqq' : chars.slice(from, from + 1 + (pick % 3)).join('');
+          const word = flipCase(raw, bits).trim() || 'x';
+          if (readQuery(word).plain === false) return; // a name piece with no glob character is always plain
+          const ws = await Workspace.open(root);
+          try {
+            const got = await all(ws, word, limit);
+            expect(got.glob, word).toBe(readQuery(word).glob);
+            expect([...got.matches].sort(), word).toEqual(expected(root, word).sort());
+          } finally {
+            await ws.close();
+          }
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      timeBox(60, 2500),
+    );
+  });
+
+  it('a plain word of 100 letters matches in any case; one at the query cap is read in its own case, within the time; one past it is refused as too large', async () => {
+    const root = join(tree.dir, 'long');
+    mkdirSync(join(root, 'deep'), { recursive: true });
+    const name = 'Ab'.repeat(50); // a word of 100 letters folds
+    writeFileSync(join(root, 'deep', name), '');
+    const ws = await Workspace.open(root);
+    try {
+      expect((await all(ws, name.toLowerCase(), 5)).matches).toEqual([`deep/${name}`]);
+      const capped = 'q'.repeat(1024);
+      const t0 = performance.now();
+      expect((await all(ws, capped, 5)).matches).toEqual([]);
+      expect(performance.now() - t0).toBeLessThan(2000);
+      await expect(searchFiles(ws, cursors, 'q'.repeat(1025), undefined, 5, undefined)).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE' });
+    } finally {
+      await ws.close();
+    }
+  });
+
+  it('is read as a glob over every name; a query with a glob character or a `/` is read as written', () => {
+    const read = (q: string) => ({ glob: readQuery(q).glob, plain: readQuery(q).plain });
+    expect(read('readme')).toEqual({ glob: '**/*[rR][eE][aA][dD][mM][eE]*', plain: true });
+    expect(read('a.b c-1')).toEqual({ glob: '**/*[aA].[bB] [cC]-1*', plain: true });
+    expect(read('\u212A')).toEqual({ glob: '**/*\u212A*', plain: true });
+    expect(read('q'.repeat(200))).toEqual({ glob: `**/*${'q'.repeat(200)}*`, plain: true });
+    for (const q of ['*.md', 'src/x', 'a?', '[ab]', '{a,b}', 'a\\*']) expect(read(q), q).toEqual({ glob: q, plain: false });
+    // extglob forms are refused as written, not read as words
+    for (const q of ['!(x)', '@(x)', '+(x)']) expect(() => readQuery(q), q).toThrow(/Extended globs/);
+  });
+});
