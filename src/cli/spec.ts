@@ -3,7 +3,7 @@
  * these tables (src/cli/parse.ts) and `--help` is printed from them (src/cli/help.ts), so the
  * flags a command accepts and the flags its help lists cannot drift apart.
  */
-import { CONTINUATION_LIMIT_NAMES, CONTINUATION_LIMITS, CONTINUATION_TOOL, DEFAULT_LIMITS, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, type NumericLimit } from '../engine/index.js';
+import { CONTINUATION_LIMIT_NAMES, CONTINUATION_LIMITS, CONTINUATION_TOOL, DEFAULT_LIMITS, minResultBytes, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_REQUEST_BYTES, LIMIT_RANGES, LIMITS, MAX_MESSAGE_BYTES_RANGE, type NumericLimit } from '../engine/index.js';
 import { DEFAULT_HTTP_MAX_INFLIGHT_BODY_BYTES, DEFAULT_HTTP_MAX_REQUEST_BYTES, DEFAULT_MAX_SESSIONS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, DEFAULT_SESSION_IDLE_MS, DEFAULT_SHUTDOWN_GRACE_MS } from '../transport/http/defaults.js';
 import { DEFAULT_SERVE_MAX_REQUEST_BYTES } from '../transport/stdio/defaults.js';
 import { BUDGET_FLAGS } from './args.js';
@@ -70,7 +70,11 @@ export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
       name: def.flag.slice(2),
       type: 'string',
       value: 'N',
-      help: `${budgetHelp(def.limit)} (${min}–${max})`,
+      // the total's real floor is what the report and notice take, plus room for content
+      help:
+        def.limit === 'maxResultBytes'
+          ? `${budgetHelp(def.limit)} (${minResultBytes(DEFAULT_LIMITS)}–${max} at the defaults; as low as ${min} with fewer --max-omitted-paths or --no-notice)`
+          : `${budgetHelp(def.limit)} (${min}–${max})`,
       default: LIMITS[def.limit].defaultText ?? (def.size ? formatBytes(n) : String(n)),
       env: def.hostEnv === undefined ? def.env : `${def.env}, else ${def.hostEnv}`,
     };

@@ -108,3 +108,16 @@ describe('mcp-budget limits', { timeout: 60_000 }, () => {
     if (first.startsWith('{')) expect(JSON.parse(first)).toEqual(out.structuredContent);
   });
 });
+
+describe('limits: the floor the help states', () => {
+  it('--max-bytes: the floor in the help is the one the command takes, at the defaults and with nothing reserved', () => {
+    const help = runCli(['limits', '--help']).stdout;
+    const m = /--max-bytes N .*\((\d+)–\d+ at the defaults; as low as (\d+) with/.exec(help);
+    expect(m, help).not.toBeNull();
+    const [floor, lowest] = [Number(m![1]), Number(m![2])];
+    expect(runCli(['limits', '--max-bytes', String(floor)]).code).toBe(0);
+    expect(runCli(['limits', '--max-bytes', String(floor - 1)]).code).toBe(2);
+    expect(runCli(['limits', '--max-bytes', String(lowest), '--no-notice', '--max-omitted-paths', '0']).code).toBe(0);
+    expect(runCli(['limits', '--max-bytes', String(lowest - 1), '--no-notice', '--max-omitted-paths', '0']).code).toBe(2);
+  });
+});
