@@ -197,13 +197,28 @@ function continuationSources(fromFlags: Record<string, unknown>, fromEnv: Record
  */
 const STDERR_GRACE_MS = 2000;
 
+/**
+ * End with `code` once stdout has drained. Unreferenced: a process that ends by itself is not held;
+ * one held by unread stderr, or by a handle a failed start left (a database driver's socket after a
+ * refused sign-in), ends.
+ */
+function exitWhenDrained(code: number, failed = false): void {
+  setInterval(() => {
+    if (process.stdout.writableLength === 0) process.exit(code);
+  }, STDERR_GRACE_MS).unref();
+  // A failed command has nothing left to do once its message is out.
+  if (failed) {
+    const out = setInterval(() => {
+      if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+    }, 20);
+    out.unref();
+  }
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
-    // Unreferenced: a process that ends by itself is not held; one held only by unread stderr ends.
-    setInterval(() => {
-      if (process.stdout.writableLength === 0) process.exit(code);
-    }, STDERR_GRACE_MS).unref();
+    exitWhenDrained(code);
   },
   (err: unknown) => {
     if (isBudgetError(err, 'USAGE')) {
@@ -223,5 +238,6 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`mcp-budget: ${(err as Error)?.message ?? String(err)}\n`);
       process.exitCode = 1;
     }
+    exitWhenDrained(Number(process.exitCode), true);
   },
 );

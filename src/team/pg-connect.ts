@@ -114,6 +114,13 @@ export function wrapPgError(e: unknown, label: string): TeamError {
   if (code === '55P03' || code === '40P01' || code === '57014') {
     return new TeamError('STORE_LOCKED', `The team store ${label} is busy (${code}: ${msg}); try again.`);
   }
+  // The driver's own failure when the server asks for a password it was not given (no SQLSTATE).
+  if (code === '' && /SASL|password must be a string|no password/i.test(msg)) {
+    return new TeamError(
+      'STORE_UNAVAILABLE',
+      `Cannot sign in to the team store ${label}: the server asks for a password and none was given (${msg}). Put it in the URL (postgres://USER:PASSWORD@HOST/DB), in PGPASSWORD, or in ~/.pgpass.`,
+    );
+  }
   if (UNREACHABLE.test(code) || /timeout expired|Connection terminated|connect/i.test(msg)) {
     return new TeamError('STORE_UNAVAILABLE', `Cannot reach the team store ${label} (${code || 'no code'}: ${msg}). Check that the server runs and the role may connect.`);
   }

@@ -297,6 +297,26 @@ describe('store files at startup', () => {
 
   const serveOnce = (dbPath: string, extra: string[] = []) => cli(['serve', '--root', root.dir, '--team-db', dbPath, ...extra]);
 
+  it.skipIf(!pgReady)('a PostgreSQL server that refuses the sign-in stops serve, team and exec within seconds, saying what to give', () => {
+    // over TCP, as a role with no password: the server asks for one (or refuses the role); never a hang, never "corrupt"
+    const target = 'postgres://mcp_budget_nobody@127.0.0.1:5432/mcp_budget_nodb';
+    const env = { ...cleanEnv(), PGPASSFILE: join(outside.dir, 'no-pgpass'), PGPASSWORD: '' };
+    delete env.PGPASSWORD;
+    for (const args of [
+      ['serve', '--root', root.dir, '--team-db', target],
+      ['serve', '--root', root.dir, '--team-db', target, '--listen', '127.0.0.1:0'],
+      ['team', '--root', root.dir, '--team-db', target, 'list'],
+      ['exec', 'task.list', '--root', root.dir, '--team-db', target],
+    ]) {
+      const t0 = Date.now();
+      const r = spawnSync(process.execPath, [cliPath, ...args], { encoding: 'utf8', env, input: '', timeout: 20_000 });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+      expect(Date.now() - t0, args.join(' ')).toBeLessThan(10_000);
+      expect(r.stderr, args.join(' ')).toMatch(/STORE_UNAVAILABLE: /);
+      if (/SASL|password/.test(r.stderr)) expect(r.stderr).toMatch(/asks for a password and none was given.*PGPASSWORD/);
+    }
+  });
+
   it('corrupt, newer-schema, foreign and locked stores stop serve with a clear error and stay as they were', () => {
     const corrupt = join(outside.dir, 'corrupt.db');
     writeFileSync(corrupt, Buffer.alloc(4096, 0x5a));
