@@ -177,12 +177,13 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'team',
     summary: 'Administer the team store\'s members, or import JSON Lines.',
-    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | reactivate NAME | set-role NAME ROLE | import FILE [--skip-bad-lines] | check'],
+    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | reactivate NAME | set-role NAME ROLE | import FILE [--skip-bad-lines] [--skip-existing] | check'],
     flags: [
       ROOT,
       TEAM_DB,
       { name: 'role', type: 'string', value: 'R', help: 'the role of `add` (or of `set-role` without ROLE): owner, lead, member, agent or guest', default: 'member' },
       { name: 'skip-bad-lines', type: 'boolean', help: 'import: skip a bad line (reported with its number and reason) instead of stopping' },
+      { name: 'skip-existing', type: 'boolean', help: 'import: keep a member that exists already as it is instead of stopping (messages, tasks and comments have no key to match and are written again)' },
       ...BUDGET_FLAG_SPECS,
       HELP_FLAG,
     ],

@@ -97,10 +97,11 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
         break;
       }
       case 'import': {
-        const s = await importJsonLines(store, rest[0]!, { progress: io.stderr, skipBadLines: line.values['skip-bad-lines'] === true });
+        const s = await importJsonLines(store, rest[0]!, { progress: io.stderr, skipBadLines: line.values['skip-bad-lines'] === true, skipExisting: line.values['skip-existing'] === true });
         const rate = Math.round((s.lines * 1000) / Math.max(1, s.ms));
         const skipped = s.skipped > 0 ? `; ${s.skipped} bad line${s.skipped === 1 ? '' : 's'} skipped (listed above)` : '';
-        io.stderr.write(`team import: done, ${s.lines} lines in ${(s.ms / 1000).toFixed(1)} s (${rate} lines/s): ${JSON.stringify(s.counts)}${skipped}\n`);
+        const existing = s.existing > 0 ? `; ${s.existing} existing member${s.existing === 1 ? '' : 's'} kept as they were` : '';
+        io.stderr.write(`team import: done, ${s.lines} lines in ${(s.ms / 1000).toFixed(1)} s (${rate} lines/s): ${JSON.stringify(s.counts)}${skipped}${existing}\n`);
         break;
       }
     }

@@ -24,6 +24,12 @@ export interface ImportOptions {
    * batch holding it is written without it. @default false
    */
   skipBadLines?: boolean;
+  /**
+   * Skip a member that exists already (reported on `progress`) instead of stopping, so a file can
+   * be imported again. Only members have a name to match: messages, tasks and comments have no
+   * key a second import could find, and are written again. @default false
+   */
+  skipExisting?: boolean;
 }
 
 /** What an import wrote. */
@@ -32,6 +38,8 @@ export interface ImportSummary {
   counts: Record<string, number>;
   /** Lines skipped as bad (`skipBadLines`), each reported on `progress`. */
   skipped: number;
+  /** Members skipped as existing already (`skipExisting`), each reported on `progress`. */
+  existing: number;
   ms: number;
 }
 
@@ -210,8 +218,15 @@ export async function importJsonLines(store: ImportTarget, file: string, options
   let batch: ({ no: number } & ReadLine)[] = [];
   let lastReport = started;
   let skipped = 0;
+  let existing = 0;
   const skip = (e: unknown): boolean => {
-    if (options.skipBadLines !== true || !(e instanceof BudgetError) || typeof e.data.line !== 'number') return false;
+    if (!(e instanceof BudgetError) || typeof e.data.line !== 'number') return false;
+    if (options.skipExisting === true && e.code === 'ALREADY_EXISTS') {
+      existing++;
+      progress.write(`team import: kept ${e.message.slice(0, 500)}\n`);
+      return true;
+    }
+    if (options.skipBadLines !== true) return false;
     skipped++;
     progress.write(`team import: skipped ${e.code}: ${e.message.slice(0, 500)}\n`);
     return true;
@@ -274,10 +289,11 @@ export async function importJsonLines(store: ImportTarget, file: string, options
           { ...e.data, committed, in_doubt: { from: a, to: b } },
         );
       }
-      throw new TeamError(e.code, `${e.message}. ${committed === 0 ? 'Nothing was imported' : `Lines 1-${committed} were imported; nothing after them was written`}.`, { ...e.data, committed });
+      const hint = e.code === 'ALREADY_EXISTS' ? ' To import the file again, keeping the members that exist, add --skip-existing.' : '';
+      throw new TeamError(e.code, `${e.message.replace(/\.$/, '')}. ${committed === 0 ? 'Nothing was imported' : `Lines 1-${committed} were imported; nothing after them was written`}.${hint}`, { ...e.data, committed });
     }
     throw e;
   }
-  return { lines: lineNo, counts, skipped, ms: Date.now() - started };
+  return { lines: lineNo, counts, skipped, existing, ms: Date.now() - started };
 }
 

@@ -7,9 +7,10 @@
  * imports every good one, and afterwards every read tool of `serve` answers on the store. Without
  * the flag the import stops at the first bad line, naming it. Time-boxed (test/helpers/time-box.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import fc from 'fast-check';
@@ -18,6 +19,7 @@ import { createWorkspaceServer } from '../../src/server/create-server.js';
 import { TEAM_IMPORT_LIMITS, importJsonLines, openPgTeamStore, openSqliteTeamStore, type TeamStore } from '../../src/team/index.js';
 import { createTestDatabase, probePostgres, type TestDatabase } from './pg-harness.js';
 import { timeBox } from '../helpers/time-box.js';
+import { repoRoot } from '../helpers/cli.js';
 
 const pgReady = await probePostgres();
 const TIME_MS = timeBox(200, 2500).interruptAfterTimeLimit;
@@ -128,6 +130,28 @@ for (const engine of ENGINES) {
       rmSync(dir, { recursive: true, force: true });
     });
 
+    it('imports a file again with skipExisting: existing members are kept as they were and reported, new lines written; without it, it stops saying how to go on', async () => {
+      const file = join(dir, 'again.jsonl');
+      const names = Array.from({ length: 6 }, (_, i) => `again-${i}`);
+      const lines = names.map((name, i) => JSON.stringify({ kind: 'member', name, role: i % 2 === 0 ? 'member' : 'agent' }));
+      writeFileSync(file, `${lines.slice(0, 3).join('\n')}\n`);
+      expect((await importJsonLines(store, file, { progress: new PassThrough() })).counts).toEqual({ member: 3 });
+      // again, with three new members between the existing ones, and a role that differs from the stored one
+      writeFileSync(file, `${[lines[0], lines[3], JSON.stringify({ kind: 'member', name: names[1], role: 'owner' }), lines[4], lines[2], lines[5]].join('\n')}\n`);
+      await expect(importJsonLines(store, file, { progress: new PassThrough() })).rejects.toThrow(/line 1: A member named "again-0" exists already\. Nothing was imported\. .*--skip-existing/);
+      const progress = new PassThrough();
+      let said = '';
+      progress.on('data', (c: Buffer) => (said += c.toString()));
+      const s = await importJsonLines(store, file, { progress, skipExisting: true, batchRows: 2 });
+      expect(s).toMatchObject({ existing: 3, skipped: 0, counts: { member: 3 } });
+      expect(said.match(/kept line (\d+): A member named "(again-\d)" exists already/g)).toEqual([
+        'kept line 1: A member named "again-0" exists already',
+        'kept line 3: A member named "again-1" exists already',
+        'kept line 5: A member named "again-2" exists already',
+      ]);
+      for (const [i, name] of names.entries()) expect((await store.getMember(name))?.role, name).toBe(i % 2 === 0 ? 'member' : 'agent');
+    });
+
     it('skips exactly the bad lines, each by number, and imports every good one', async () => {
       const file = join(dir, 'hostile.jsonl');
       await fc.assert(
@@ -196,6 +220,33 @@ for (const engine of ENGINES) {
         await client.close();
         await ws.close();
         store = engine.name === 'sqlite' ? openSqliteTeamStore(target) : await openPgTeamStore(target);
+      }
+    });
+  });
+}
+
+for (const engine of ENGINES) {
+  describe.skipIf(!engine.ready)(`the README's import example (${engine.name})`, () => {
+    it('imports whole into an empty store, every field where the readers show it', async () => {
+      const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+      const block = /```jsonl\n([\s\S]*?)```/.exec(readme);
+      expect(block, 'a jsonl block in the README').not.toBeNull();
+      const kinds = block![1]!.trim().split('\n').map((l) => (JSON.parse(l) as { kind: string }).kind);
+      expect(new Set(kinds)).toEqual(new Set(['member', 'channel', 'message', 'task', 'comment']));
+      const dir = mkdtempSync(join(tmpdir(), 'import-readme-'));
+      const { store, drop } = await engine.open(dir);
+      try {
+        const file = join(dir, 'example.jsonl');
+        writeFileSync(file, block![1]!);
+        const s = await importJsonLines(store, file, { progress: new PassThrough() });
+        expect(s.counts).toEqual({ member: 2, channel: 1, message: 2, task: 1, comment: 1 });
+        expect((await store.getMember('ann'))?.role).toBe('lead');
+        const task = await store.getTask(1);
+        expect(task).toMatchObject({ title: 'Cut the release', status: 'in_progress', priority: 'high', assignee: 'bob', labels: ['release'], created_by: 'ann' });
+      } finally {
+        await store.close();
+        await drop();
+        rmSync(dir, { recursive: true, force: true });
       }
     });
   });

@@ -300,7 +300,7 @@ describe('store files at startup', () => {
   it.skipIf(!pgReady)('a PostgreSQL server that refuses the sign-in stops serve, team and exec within seconds, saying what to give', () => {
     // over TCP, as a role with no password: the server asks for one (or refuses the role); never a hang, never "corrupt"
     const target = 'postgres://mcp_budget_nobody@127.0.0.1:5432/mcp_budget_nodb';
-    const env = { ...cleanEnv(), PGPASSFILE: join(outside.dir, 'no-pgpass'), PGPASSWORD: '' };
+    const env: NodeJS.ProcessEnv = { ...cleanEnv(), PGPASSFILE: join(outside.dir, 'no-pgpass') };
     delete env.PGPASSWORD;
     for (const args of [
       ['serve', '--root', root.dir, '--team-db', target],
