@@ -141,7 +141,9 @@ export function readQuery(query: string): { glob: string; plain: boolean; plan: 
   let folded = '';
   // only ASCII letters fold: the Kelvin sign lower-cases to `k`, and must still match itself
   for (const ch of query) folded += /^[A-Za-z]$/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : ch;
-  for (const glob of [`**/*${folded}*`, `**/*${query}*`]) {
+  // a word that starts with a dot names the dot: it also finds the dot files that start with it (`.env`)
+  const globOf = (w: string): string => (w.startsWith('.') ? `**/{*${w}*,${w}*}` : `**/*${w}*`);
+  for (const glob of [globOf(folded), globOf(query)]) {
     try {
       return { glob, plain: true, plan: GlobPlan.compile(glob, PLAIN_GLOB_BYTES) };
     } catch (e) {

@@ -35,7 +35,7 @@ export interface ServerOptions extends TeamSessionOptions {
 
 /** `--tools workspace,git`: the named surfaces, each once; an unknown name is refused with the list. */
 export function parseToolsets(text: string): Toolset[] {
-  const names = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
   const unknown = names.filter((n) => !(TOOLSETS as readonly string[]).includes(n));
   if (names.length === 1 && names[0] === 'exec') throw new Error('--tools: exec runs the actions of the other surfaces offered; name at least one of workspace, git, team with it');
   if (names.length === 0 || unknown.length > 0) {
@@ -74,6 +74,8 @@ export async function createWorkspaceServer(
   onTruncated?: TruncationListener,
   faults: { afterWrite?: (what: string) => void } = {},
 ): Promise<WorkspaceServer> {
+  // the same check as the flag's: a set with nothing for exec to run, or an unknown name, is refused before anything opens
+  if (options.toolsets !== undefined) parseToolsets(options.toolsets.join(','));
   const limits = resolveLimits(budget);
   const page = pageBudgetFor(limits); // limits too small for any page: a startup error naming the minimum
   const workspace = await Workspace.open(root);

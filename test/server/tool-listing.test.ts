@@ -138,7 +138,9 @@ describe('--tools: the surfaces offered', () => {
     } finally {
       await c.close();
     }
-    for (const bad of ['bogus', ',', 'workspace,,nope', 'exec', 'Workspace']) {
+    await expect(createWorkspaceServer(root.dir, {}, { toolsets: [] })).rejects.toThrow(/--tools: no surface named/);
+    await expect(createWorkspaceServer(root.dir, {}, { toolsets: ['exec'] })).rejects.toThrow(/--tools: exec runs/);
+    for (const bad of ['bogus', ',', 'workspace,,nope', 'exec', 'exec,exec', 'Workspace']) {
       const r = runCli(['serve', '--root', root.dir, '--tools', bad]);
       expect(r.code, bad).toBe(2);
       expect(r.stderr, bad).toMatch(/--tools: .*(workspace, git, team)/);
