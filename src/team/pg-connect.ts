@@ -5,7 +5,8 @@
  * driver failures into {@link TeamError}s.
  */
 import { userInfo } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './drivers.js';
 import { TeamError } from './types.js';
 import { BudgetError } from '../engine/index.js';
 
@@ -24,6 +25,9 @@ export const PG_SETTINGS = Object.freeze({
   /** The default socket directory when a value names none (the Debian/Ubuntu default). */
   defaultSocketDir: '/var/run/postgresql',
 });
+
+/** PostgreSQL's type id of `bigint` (`pg_type.oid` of int8), read as a number. */
+const INT8_OID = 20;
 
 const URL_PREFIX = /^postgres(?:ql)?:\/\//i;
 const KEYWORD = /^\s*(host|hostaddr|port|dbname|user|password|application_name|sslmode|connect_timeout)\s*=/i;
@@ -67,7 +71,7 @@ export function pgConfig(value: string): pg.PoolConfig {
     // As libpq: the OS user unless the value (or PGUSER) names another role.
     user: process.env.PGUSER ?? osUser(),
     // bigint ids and millisecond times as numbers (they stay far below 2^53).
-    types: { getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? Number : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8_OID ? Number : pgDriver().types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
   };
   if (URL_PREFIX.test(value)) {
     const cfg: pg.PoolConfig = { ...base, connectionString: value };

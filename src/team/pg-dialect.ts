@@ -6,7 +6,8 @@
  * `$1, $2, …` once per text; driver failures become `TeamError`s (pg-connect.ts). The store id
  * lives in the database, so every replica serving it binds cursors to the same store.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './drivers.js';
 import type { TeamDialect } from './dialect.js';
 import { pgConfig, pgLabel, wrapPgError } from './pg-connect.js';
 import { writeMessages } from './pg-bulk.js';
@@ -104,7 +105,7 @@ export class PgDialect implements TeamDialect {
  */
 export async function openPgTeamStore(target: string): Promise<TeamService<PgDialect>> {
   const label = pgLabel(target);
-  const pool = new pg.Pool(pgConfig(target));
+  const pool = new (pgDriver().Pool)(pgConfig(target));
   // An idle connection the server drops must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   try {

@@ -10,7 +10,7 @@
  * version 2 the text is first folded as that tokenizer folds it (pg-fold.ts: `É` → `e`).
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { inTransaction } from './pg-db.js';
 import { PG_INDEXED_WORDS, pgFoldFunctions } from './pg-fold.js';
 import { wrapPgError } from './pg-connect.js';

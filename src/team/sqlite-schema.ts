@@ -4,7 +4,8 @@
  * or newer store into a clear error. Nothing here ever deletes or re-creates a file.
  */
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from './drivers.js';
 import { SQLITE_SETTINGS } from './limits.js';
 import { TeamError } from './types.js';
 import { BudgetError } from '../engine/index.js';
@@ -129,7 +130,8 @@ function wrapOpenError(e: unknown, label: string): TeamError {
 export function openDatabase(file: string, label: string): { db: Db; storeId: string } {
   let db: Db | undefined;
   try {
-    db = new Database(file, { timeout: SQLITE_SETTINGS.busyTimeoutMs });
+    const Driver = sqliteDriver();
+    db = new Driver(file, { timeout: SQLITE_SETTINGS.busyTimeoutMs });
     db.pragma(`busy_timeout = ${SQLITE_SETTINGS.busyTimeoutMs}`);
     // The first read of the header: a file that is not a database fails here.
     const version = db.pragma('user_version', { simple: true }) as number;

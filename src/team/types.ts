@@ -35,6 +35,8 @@ export type TeamErrorCode =
   | 'STORE_LOCKED'
   /** The store's database server cannot be reached, or refused the connection (PostgreSQL). */
   | 'STORE_UNAVAILABLE'
+  /** The store's database driver (an optional dependency) is not installed, or its native module was not built. */
+  | 'STORE_DRIVER_MISSING'
   /** The store was written by a newer version of this program. */
   | 'STORE_NEWER_SCHEMA'
   /** The file is a SQLite database, but not a team store. */
