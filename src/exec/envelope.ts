@@ -178,7 +178,7 @@ function unknownAction(registry: ActionRegistry, name: string): CallToolResult {
 
 function refusedInput(action: ExecAction, issues: readonly { path: readonly PropertyKey[]; message: string }[]): CallToolResult {
   const listed = issues.slice(0, EXEC_LIMITS.maxIssues).map((i) => ({ path: pointerOf(['input', ...i.path]), message: i.message }));
-  const text = listed.map((i) => `${i.path}: ${i.message}`).join('; ');
+  const text = listed.map((i) => `${i.path}: ${i.message.replace(/[.\s]+$/, '')}`).join('; ');
   const nothing = action.class === 'mutation' ? ' Nothing was applied.' : '';
   return failure('INVALID_PARAMS', `Invalid params: the input does not match the input schema of ${action.name}: ${text}.${nothing}`, { issues: listed });
 }

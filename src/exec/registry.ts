@@ -55,9 +55,15 @@ export class ActionRegistry {
     }
     // A domain is a first word that more than one tool shares (`task_*`), or any the plural rule needs.
     const firstWords = new Set([...counts].filter(([, n]) => n > 1).map(([w]) => w));
+    const actionOf = new Map(tools.map((t) => [t.name, actionNameOf(t.name, firstWords)]));
+    // A refusal's advice names tools (`use workspace_search_files to search`); through exec it names their actions.
+    const escaped = [...actionOf.keys()].sort((x, y) => y.length - x.length).map((n) => n.replace(/[^\w]/g, '\\$&'));
+    const toolName = new RegExp(`\\b(?:${escaped.join('|')})\\b`, 'g');
+    const asActions = (refused: Readonly<Record<string, string>> | undefined) =>
+      refused === undefined ? undefined : Object.fromEntries(Object.entries(refused).map(([k, text]) => [k, text.replace(toolName, (n) => actionOf.get(n) ?? n)]));
     // Every declared tool has an output schema (the declaration's type requires one), so every action's result is typed.
     for (const t of tools) {
-      const name = actionNameOf(t.name, firstWords);
+      const name = actionOf.get(t.name)!;
       if (this.byName.has(name)) throw new Error(`exec: two tools map to the action \`${name}\``);
       const readOnly = t.annotations.readOnlyHint;
       this.byName.set(name, {
@@ -66,7 +72,7 @@ export class ActionRegistry {
         class: readOnly ? 'read_only' : 'mutation',
         idempotent: readOnly || t.annotations.idempotentHint === true,
         inputShape: t.inputShape,
-        input: strictInput(name, t.inputShape, t.refused),
+        input: strictInput(name, t.inputShape, asActions(t.refused)),
         outputShape: t.outputSchema,
         output: z.object(t.outputSchema),
         declared: t,

@@ -90,9 +90,9 @@ export async function createWorkspaceServer(
     throw e;
   }
   // Every call's caller is resolved against the team store by the pipeline (runToolCall).
-  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session, afterWrite: faults.afterWrite };
-  const cursors = new CursorCodec();
   const offered = new Set<Toolset>(options.toolsets ?? TOOLSETS);
+  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session, afterWrite: faults.afterWrite, offered };
+  const cursors = new CursorCodec();
   const browser = offered.has('workspace') ? registerWorkspaceTools(ctx, workspace, cursors) : undefined;
   if (offered.has('git')) registerGitTools(ctx, workspace, cursors);
   if (offered.has('team')) registerTeamTools(ctx, cursors);

@@ -98,7 +98,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       outputSchema: LOG_OUTPUT,
       run: ({ ref, path, limit, cursor }) => gitLog(git(), ws, cursors, { ref, path, limit, cursor, page: ctx.page }),
     },
-    'the `path` argument',
+    { argument: 'the `path` argument' },
   );
   defineListTool(
     ctx,
@@ -120,7 +120,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       outputSchema: STATUS_OUTPUT,
       run: ({ limit, cursor }) => gitStatus(git(), cursors, { limit, cursor, page: ctx.page }),
     },
-    'workspace_search_files',
+    { tool: 'workspace_search_files', surface: 'workspace' },
   );
   for (const [name, kind] of [
     ['git_branches', 'heads'],
@@ -146,7 +146,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         outputSchema: REFS_OUTPUT,
       run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor, page: ctx.page }),
       },
-      'the `match` argument',
+      { argument: 'the `match` argument' },
     );
   }
   defineListTool(
@@ -168,7 +168,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
       outputSchema: STASHES_OUTPUT,
       run: ({ match, limit, cursor }) => gitStashes(git(), cursors, { match, limit, cursor, page: ctx.page }),
     },
-    'the `match` argument',
+    { argument: 'the `match` argument' },
   );
   defineDetailTool(ctx, {
     name: 'git_merge_status',

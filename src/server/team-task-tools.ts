@@ -96,7 +96,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
         return { tasks: items.slice(0, n), has_more: more, ...(more && last !== undefined ? { next_cursor: cursors.encode('tasks', store.storeId, bind, timePosition(last.updated_at, last)) } : {}) };
       }),
     },
-    'search_tasks',
+    { tool: 'search_tasks', surface: 'team' },
   );
 
   defineSearchTool(ctx, {

@@ -79,7 +79,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
         };
       }),
     },
-    'message_search',
+    { tool: 'message_search', surface: 'team' },
   );
 
   defineSearchTool(ctx, {
@@ -171,7 +171,7 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
         return out;
       }),
     },
-    'message_search',
+    { tool: 'message_search', surface: 'team' },
   );
 
   defineMutationTool(ctx, {

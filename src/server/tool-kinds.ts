@@ -56,7 +56,12 @@ export interface ToolContext extends CallHost {
   page: PageBudget;
   /** Every tool as registered, in order: the one source `exec` derives its actions from. */
   declared?: DeclaredTool[];
+  /** The surfaces this server offers (`serve --tools`): advice names only tools that exist. @default every surface */
+  offered?: ReadonlySet<string>;
 }
+
+/** What searches what a list tool lists: a tool of a surface (`--tools`), or one of its own arguments (`the \`path\` argument`). */
+export type SearchTool = { tool: string; surface: string } | { argument: string };
 
 /** What every declaration names besides its schemas and body (the inventory row reads only these). */
 interface SpecHead {
@@ -175,10 +180,17 @@ function withKindArgs<S extends Shape, K extends object>(args: Record<string, un
 }
 
 /** A browse/list tool: one bounded page; refuses a query and points to the search tool. */
-export function defineListTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(ctx: ToolContext, spec: PagedSpec<S, O, R>, searchTool: string): void {
+export function defineListTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(ctx: ToolContext, spec: PagedSpec<S, O, R>, search: SearchTool): void {
   const shape: Shape = { ...spec.args, limit: limitArg(spec.limit.max), ...(spec.cursor === false ? {} : { cursor: cursorArg }) };
   // A query is refused by the input schema with this advice, and is not published.
-  const refused = Object.fromEntries(QUERY_ARGS.map((q) => [q, `${spec.name} lists without filtering and does not take \`${q}\`; use ${searchTool} to search.`]));
+  // The advice names the search tool only where this server offers it (`--tools` may leave its surface out).
+  const advice =
+    'argument' in search
+      ? `use ${search.argument} to search`
+      : ctx.offered === undefined || ctx.offered.has(search.surface)
+        ? `use ${search.tool} to search`
+        : 'this server offers no tool that searches them';
+  const refused = Object.fromEntries(QUERY_ARGS.map((q) => [q, `${spec.name} lists without filtering and does not take \`${q}\`; ${advice}.`]));
   register(ctx, { ...spec, description: `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).` }, shape, { readOnlyHint: true }, async (args, call) => {
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
     return structured(await spec.run(withKindArgs<S, PageArgs>(args, { limit, cursor: args.cursor as string | undefined }), call));

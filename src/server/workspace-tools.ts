@@ -108,7 +108,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       outputSchema: LIST_DIR_OUTPUT,
       run: async ({ path: p, limit, cursor }) => fitEchoes(await browser.list(p, limit, cursor), ctx.page, ['path']),
     },
-    'workspace_search_files',
+    { tool: 'workspace_search_files', surface: 'workspace' },
   );
 
   defineListTool(
@@ -130,7 +130,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       outputSchema: SCAN_OUTPUT,
       run: ({ limit, cursor }) => scanWorkspace(browser, ws, limit, cursor),
     },
-    'workspace_search_files',
+    { tool: 'workspace_search_files', surface: 'workspace' },
   );
 
   defineSearchTool(ctx, {

@@ -44,16 +44,21 @@ export function strictInput(tool: string, shape: Shape, refused: Readonly<Record
   return z.strictObject(shape, {
     error: (issue) => {
       if (issue.code !== 'unrecognized_keys') return undefined;
-      const keys = (issue as { keys: string[] }).keys;
-      const known = keys.find((k) => Object.hasOwn(refused, k));
-      if (known !== undefined) return refused[known];
+      const all = (issue as { keys: string[] }).keys;
+      // A refused key says what to do instead; any other unknown key is still named (advice on one
+      // alone would leave the model to find the rest one retry at a time).
+      const known = all.filter((k) => Object.hasOwn(refused, k));
+      const keys = all.filter((k) => !Object.hasOwn(refused, k));
+      const advice = known.slice(0, MAX_NAMED_UNKNOWN).map((k) => refused[k]!);
+      if (keys.length === 0) return advice.join(' ');
       const shown = keys.slice(0, MAX_NAMED_UNKNOWN).map((k) => `\`${k.slice(0, 64)}\``).join(', ');
       const nearest = nearestNames(keys[0] ?? '', accepted, 1)[0];
       const more = keys.length > MAX_NAMED_UNKNOWN ? ` (and ${keys.length - MAX_NAMED_UNKNOWN} more)` : '';
-      return (
+      return [
+        ...advice,
         `Unknown argument${keys.length > 1 ? 's' : ''} ${shown}${more}: ${tool} takes ${accepted.length === 0 ? 'no arguments' : accepted.map((k) => `\`${k}\``).join(', ')}` +
-        (nearest !== undefined && accepted.length > 0 ? ` (nearest: \`${nearest}\`)` : '')
-      );
+        (nearest !== undefined && accepted.length > 0 ? ` (nearest: \`${nearest}\`)` : ''),
+      ].join(' ');
     },
   });
 }

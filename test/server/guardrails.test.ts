@@ -266,6 +266,33 @@ describe('limits, queries and the search tool', () => {
     }
   });
 
+  it('through exec, the same refusals name actions, keep every other unknown argument, and read as one sentence each', async () => {
+    const ACTION: Record<string, string> = {
+      workspace_list_dir: 'workspace.list_dir', workspace_scan: 'workspace.scan', workspace_search_files: 'workspace.search_files',
+      git_status: 'git.status', git_log: 'git.log', git_branches: 'git.branches', git_tags: 'git.tags', git_stashes: 'git.stashes',
+      message_history_read: 'message.history_read', inbox_read: 'inbox.read', list_tasks: 'task.list', message_search: 'message.search', search_tasks: 'task.search',
+    };
+    for (const [tool, hint] of Object.entries(QUERY_HINT)) {
+      for (const q of QUERY_ARGS) {
+        for (const extra of [{}, { bogus: 1 }, { bogus: 1, other: 2 }]) {
+          const r = (await conn.client.callTool({ name: 'exec', arguments: { action: ACTION[tool], input: { ...PAGED[tool]!.args, [q]: 'x', ...extra } } })) as { isError?: boolean; content: { text: string }[] };
+          const text = r.content[0]!.text;
+          const what = `${tool} ${q} ${JSON.stringify(extra)}`;
+          expect(r.isError, what).toBe(true);
+          expect(text, what).toContain(`${ACTION[tool]} lists without filtering and does not take \`${q}\`; use ${ACTION[hint] ?? hint} to search`);
+          // no tool name where an action is meant, and no sentence ends twice
+          for (const name of Object.keys(ACTION)) expect(text, what).not.toMatch(new RegExp(`\\b${name}\\b`));
+          expect(text, what).not.toMatch(/\.\s*\./);
+          for (const k of Object.keys(extra)) expect(text, what).toContain(`\`${k}\``);
+        }
+      }
+    }
+    // the tool itself names the other unknown arguments beside the refusal too
+    const text = await callErr(conn.client, 'workspace_list_dir', { q: 'x', bogus: 1 });
+    expect(text).toContain('does not take `q`; use workspace_search_files to search.');
+    expect(text).toMatch(/Unknown argument `bogus`: workspace_list_dir takes /);
+  });
+
   it('the search tool requires a query and refuses escaping ones', async () => {
     expect(await callErr(conn.client, SEARCH_TOOL, {})).toMatch(/query/);
     expect(await callErr(conn.client, SEARCH_TOOL, { query: '' })).toMatch(/query/);

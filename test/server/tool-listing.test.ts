@@ -111,6 +111,17 @@ describe('--tools: the surfaces offered', () => {
         // what is listed is listed as in the whole server
         // what is listed is listed as in the whole server (exec's description names its actions)
         for (const t of listed) if (t.name !== 'exec') expect(t, t.name).toEqual(byName.get(t.name));
+        // every tool an answer advises is offered: a list tool's refusal of a query names its search tool only when listed
+        const names = new Set(listed.map((t) => t.name));
+        for (const t of listed) {
+          if (t.name === 'exec' || t.inputSchema.properties?.limit === undefined || t.inputSchema.properties.q !== undefined) continue;
+          const r = (await client.callTool({ name: t.name, arguments: { q: 'x' } })) as { isError?: boolean; content: { text: string }[] };
+          expect(r.isError, t.name).toBe(true);
+          const text = r.content[0]!.text;
+          // a list tool refuses the query with advice; a search tool wants its own query argument
+          if (!/search/.test(t.name)) expect(text, t.name).toMatch(/does not take `q`/);
+          for (const m of text.matchAll(/\buse ([a-z]+_[a-z_]+) to search/g)) expect(names.has(m[1]!), `${set.join(',')}: ${t.name} advises ${m[1]}`).toBe(true);
+        }
         if (!set.includes('exec')) continue;
         // exec: an action of every surface, offered or not
         for (const [action, surface] of [['workspace.list_dir', 'workspace'], ['git.status', 'git'], ['task.list', 'team']] as const) {
