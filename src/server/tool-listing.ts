@@ -14,22 +14,35 @@ type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** One schema, lean: a new object (the SDK's own is left as it is). */
+/** Keywords whose value is one schema. */
+const SCHEMA_KEYWORDS = new Set(['items', 'additionalItems', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'contains', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
+/** Keywords whose value is a list of schemas. */
+const SCHEMA_LIST_KEYWORDS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items']);
+/** Keywords whose value maps names (never keywords) to schemas. */
+const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/**
+ * One schema, lean: a new object (the SDK's own is left as it is). Only schemas are walked, by the
+ * keywords that hold them: a value (`const`, `enum`, `default`, `examples`) and a name (a member of
+ * `properties`, an entry of `$defs`) are copied as they are, whatever they look like.
+ */
 export function leanSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(leanSchema);
-  if (!isObject(schema)) return schema;
+  if (!isObject(schema)) return schema; // `true`, `false`, or not a schema: as it is
   const out: Json = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === '$schema') continue;
     if (k === 'propertyNames' && isObject(v) && Object.keys(v).length === 1 && v.type === 'string') continue;
     if (k === 'additionalProperties' && isObject(v) && Object.keys(v).length === 0) continue;
     if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue;
-    if (k === 'type' && Array.isArray(v) && v.length > 1) {
+    // several types as `anyOf`, for dialects of one type per schema; a schema with its own `anyOf` keeps the list
+    if (k === 'type' && Array.isArray(v) && v.length > 1 && !Object.hasOwn(schema, 'anyOf')) {
       out.anyOf = v.map((type) => ({ type }));
       continue;
     }
-    // `properties` maps names to schemas; its keys are member names, never keywords
-    out[k] = k === 'properties' && isObject(v) ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, leanSchema(s)])) : leanSchema(v);
+    if (SCHEMA_LIST_KEYWORDS.has(k) && Array.isArray(v)) out[k] = v.map(leanSchema);
+    else if (SCHEMA_KEYWORDS.has(k)) out[k] = leanSchema(v);
+    else if (SCHEMA_MAP_KEYWORDS.has(k) && isObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, leanSchema(s)]));
+    else out[k] = v;
   }
   return out;
 }

@@ -10,7 +10,11 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer';
+import { leanSchema } from '../../src/server/tool-listing.js';
+import { timeBox } from '../helpers/time-box.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listTools, modelPart } from '../../scripts/tool-tokens.js';
 import { TOOLSETS, createWorkspaceServer, parseToolsets, type Toolset } from '../../src/server/create-server.js';
@@ -158,3 +162,71 @@ describe('--tools: the surfaces offered', () => {
     }
   });
 });
+
+describe('leanSchema', () => {
+  const validator = new AjvJsonSchemaValidator();
+  /** Values that look like schemas: a `const`, `enum`, `default` or name must come through as it is. */
+  const lookalike = fc.constantFrom<unknown>(
+    { $schema: 'x', type: ['string', 'null'], maximum: Number.MAX_SAFE_INTEGER },
+    { additionalProperties: {}, propertyNames: { type: 'string' } },
+    ['integer', 'null'],
+    Number.MAX_SAFE_INTEGER,
+    Number.MIN_SAFE_INTEGER,
+    'x',
+    null,
+  );
+  const names = fc.constantFrom('type', 'anyOf', '$schema', 'maximum', 'properties', 'const', 'a');
+  const schema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{ s: Record<string, unknown> }>((tie) => ({
+    s: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.record({ type: fc.constantFrom<unknown>('string', 'integer', 'null', ['string', 'null'], ['integer', 'null', 'string']) }, { requiredKeys: [] }),
+      fc.record({ type: fc.constantFrom<unknown>('integer', ['integer', 'null']), maximum: fc.constantFrom(Number.MAX_SAFE_INTEGER, 5), minimum: fc.constantFrom(Number.MIN_SAFE_INTEGER, -5) }, { requiredKeys: ['type'] }),
+      fc.record({ const: lookalike }),
+      fc.record({ enum: fc.array(lookalike, { minLength: 1, maxLength: 3 }), default: lookalike }, { requiredKeys: ['enum'] }),
+      fc.record({ type: fc.constant(['string', 'null']), anyOf: fc.array(tie('s'), { minLength: 1, maxLength: 2 }) }),
+      fc.record({
+        type: fc.constant('object'),
+        properties: fc.dictionary(names, tie('s'), { maxKeys: 3 }),
+        additionalProperties: fc.constantFrom<unknown>({}, false, { type: 'string' }),
+        propertyNames: fc.constant({ type: 'string' }),
+        $schema: fc.constant('http://json-schema.org/draft-07/schema#'),
+      }, { requiredKeys: ['type'] }),
+      fc.record({ type: fc.constant('array'), items: tie('s') }),
+      fc.record({ not: tie('s') }),
+    ),
+  })).s;
+
+  it('keeps what every schema accepts, and every value and name as it was', () => {
+    fc.assert(
+      fc.property(schema, fc.array(fc.jsonValue({ maxDepth: 3 }), { maxLength: 20 }), (s, values) => {
+        const lean = leanSchema(s);
+        const before = validator.getValidator(s);
+        const after = validator.getValidator(lean as Record<string, unknown>);
+        // the values of the schema itself are instances worth trying too; an integer past the safe
+        // range is the one thing told differently (zod's bound is left out; the server's own check keeps it)
+        for (const v of [...values, ...collectValues(s)].filter((x) => !hasUnsafeNumber(x))) expect(after(v).valid, JSON.stringify({ s, v })).toBe(before(v).valid);
+        expect(collectValues(lean)).toEqual(collectValues(s));
+      }),
+      timeBox(300, 3000),
+    );
+  });
+});
+
+/** Every `const`, `enum` and `default` value of a schema, and its member names, in order. */
+function collectValues(s: unknown, out: unknown[] = []): unknown[] {
+  if (Array.isArray(s)) for (const x of s) collectValues(x, out);
+  else if (typeof s === 'object' && s !== null) {
+    for (const [k, v] of Object.entries(s)) {
+      if (k === 'const' || k === 'default') out.push(v);
+      else if (k === 'enum') out.push(...(v as unknown[]));
+      else if (k === 'properties') {
+        out.push(...Object.keys(v as object));
+        for (const x of Object.values(v as object)) collectValues(x, out);
+      } else collectValues(v, out);
+    }
+  }
+  return out;
+}
+
+const hasUnsafeNumber = (v: unknown): boolean =>
+  typeof v === 'number' ? Math.abs(v) > Number.MAX_SAFE_INTEGER : typeof v === 'object' && v !== null && Object.values(v).some(hasUnsafeNumber);
