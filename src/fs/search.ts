@@ -121,36 +121,61 @@ function noteOf(walk: GlobWalk, outcome: string, limits: WalkLimits): string | u
   return parts.length > 0 ? parts.join(' ') : undefined;
 }
 
-/** Characters that make a query a glob; a query with none of them and no `/` is a plain word. */
-const GLOB_CHARS = /[*?[\]{}()!@+\\/]/;
+/**
+ * What makes a query a glob: a wildcard, a class, a brace, an escape or a `/`; `|` and `"` (the
+ * regular-expression alternation and the quoting other matchers read, refused as a glob with
+ * advice); an extglob's `@(`, `!(` or `+(`. Any other character, `(`, `@`, `!`, `+` and `,` among
+ * them, is a character a plain word may hold (`notes (1)`, `c++`, `!important`): a negation needs a
+ * glob to negate, and a glob is refused there.
+ */
+const GLOB_SYNTAX = /[*?[\]{}\\/|"]|[@!+]\(/;
+
+/** Characters the glob parser reads as syntax somewhere, escaped when a plain word is written as a glob. */
+const PLAIN_ESCAPED = /[()!@+^$,]/g;
+
+/** The longest plain word: its contains-glob (`*word*`) must stay within the glob's matching cost. */
+export const MAX_PLAIN_WORD_CHARS = 250;
 
 /** The most bytes a plain word's glob may take: up to four a letter (`[aA]`) and five more. */
 const PLAIN_GLOB_BYTES = MAX_QUERY_BYTES * 4 + 5;
 
 /**
- * How a query is read: a glob as written, or for a plain word (no glob character, no `/`) every
- * file under the directory whose name contains it, ASCII letters in any case: `readme` finds
+ * How a query is read: a glob as written, or for a plain word (no glob syntax, no `/`) every file
+ * under the directory whose name contains it, ASCII letters in any case: `readme` finds
  * `docs/README.md`. (As a glob, a plain word names one file at the top and finds nothing below
- * it, which is not what a person typing a word means.) A word too long for the case-folding
- * glob's matching cost (over about 120 letters) is matched in its own case. The query as written
- * is checked first (blank, `..`, its size), whatever it is read as.
+ * it, which is not what a person typing a word means.) The word is read without the spaces around
+ * it, and with every character as itself (`c++`, `notes (1)`, `a,b`). A word too long for the
+ * case-folding glob's matching cost (over about 120 letters) is matched in its own case; one over
+ * {@link MAX_PLAIN_WORD_CHARS} is refused (as a glob it would name one file at the top, silently).
+ * A word of dots only (`..`) is read as written, and refused there as a path out of the root.
  */
 export function readQuery(query: string): { glob: string; plain: boolean; plan: GlobPlan } {
-  const written = GlobPlan.compile(query);
-  if (GLOB_CHARS.test(query)) return { glob: query, plain: false, plan: written };
+  if (typeof query !== 'string') return { glob: query, plain: false, plan: GlobPlan.compile(query) }; // refused there
+  const word = query.trim();
+  if (GLOB_SYNTAX.test(query) || /^\.*$/.test(word)) return { glob: query, plain: false, plan: GlobPlan.compile(query) };
+  if (Buffer.byteLength(query) > MAX_QUERY_BYTES) return { glob: query, plain: false, plan: GlobPlan.compile(query) }; // refused there, by size
+  const chars = [...word].length;
+  if (chars > MAX_PLAIN_WORD_CHARS) {
+    throw new WorkspaceError(
+      'INPUT_TOO_LARGE',
+      `A plain word finds the files whose name contains it, up to ${MAX_PLAIN_WORD_CHARS} characters; this one has ${chars}. Give a shorter part of the name, or a glob (\`**/NAME\` for a file of that exact name anywhere).`,
+      { max: MAX_PLAIN_WORD_CHARS, value: chars },
+    );
+  }
+  const escaped = word.replace(PLAIN_ESCAPED, (c) => `\\${c}`);
   let folded = '';
   // only ASCII letters fold: the Kelvin sign lower-cases to `k`, and must still match itself
-  for (const ch of query) folded += /^[A-Za-z]$/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : ch;
+  for (const ch of escaped) folded += /^[A-Za-z]$/.test(ch) ? `[${ch.toLowerCase()}${ch.toUpperCase()}]` : ch;
   // a word that starts with a dot names the dot: it also finds the dot files that start with it (`.env`)
   const globOf = (w: string): string => (w.startsWith('.') ? `**/{*${w}*,${w}*}` : `**/*${w}*`);
-  for (const glob of [globOf(folded), globOf(query)]) {
+  for (const glob of [globOf(folded), globOf(escaped)]) {
     try {
       return { glob, plain: true, plan: GlobPlan.compile(glob, PLAIN_GLOB_BYTES) };
     } catch (e) {
-      if (!(e instanceof WorkspaceError && e.code === 'INPUT_TOO_LARGE')) throw e;
+      if (!(e instanceof WorkspaceError && e.code === 'INPUT_TOO_LARGE') || glob === globOf(escaped)) throw e;
     }
   }
-  return { glob: query, plain: false, plan: written };
+  throw new Error('unreachable');
 }
 
 /**

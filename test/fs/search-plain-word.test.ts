@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Workspace } from '../../src/fs/confine.js';
-import { readQuery, searchFiles } from '../../src/fs/search.js';
+import { MAX_PLAIN_WORD_CHARS, readQuery, searchFiles } from '../../src/fs/search.js';
 import { CursorCodec } from '../../src/shared/cursor.js';
 import { tempTree } from '../helpers/fs-tree.js';
 import { timeBox } from '../helpers/time-box.js';
@@ -53,7 +53,7 @@ async function all(ws: Workspace, query: string, limit: number): Promise<{ match
   throw new Error('the walk did not end');
 }
 
-const piece = fc.constantFrom('read', 'ME', 'Note', 'x', 'Ünï', '😀', ' sp', '-', '_', '1', 'K', '\u212A', 'config', '.md', 'Ab', 'aB');
+const piece = fc.constantFrom('read', 'ME', 'Note', 'x', 'Ünï', '😀', ' sp', '-', '_', '1', 'K', '\u212A', 'config', '.md', 'Ab', 'aB', ' (1)', 'c++', 'a,b', '@', '!', '$', '^');
 const nameArb = fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join(''));
 const treeArb = fc.array(fc.record({ dirs: fc.array(fc.oneof(nameArb, fc.constant('.hidden')), { maxLength: 2 }), name: fc.oneof(nameArb, nameArb.map((n) => `.${n}`)) }), { minLength: 1, maxLength: 25 });
 const flipCase = (s: string, bits: number): string => [...s].map((c, i) => ((bits >> i % 30) & 1 ? c.toUpperCase() : c.toLowerCase())).join('');
@@ -96,7 +96,7 @@ describe('a plain word', () => {
     );
   });
 
-  it('a plain word of 100 letters matches in any case; one at the query cap is read in its own case, within the time; one past it is refused as too large', async () => {
+  it('a plain word of 100 letters matches in any case; one of 250 is read in its own case, within the time; a longer one is refused, saying why', async () => {
     const root = join(tree.dir, 'long');
     mkdirSync(join(root, 'deep'), { recursive: true });
     const name = 'Ab'.repeat(50); // a word of 100 letters folds
@@ -104,10 +104,18 @@ describe('a plain word', () => {
     const ws = await Workspace.open(root);
     try {
       expect((await all(ws, name.toLowerCase(), 5)).matches).toEqual([`deep/${name}`]);
-      const capped = 'q'.repeat(1024);
+      const capped = 'q'.repeat(MAX_PLAIN_WORD_CHARS);
+      writeFileSync(join(root, 'deep', `x${capped}y`), '');
       const t0 = performance.now();
-      expect((await all(ws, capped, 5)).matches).toEqual([]);
+      expect((await all(ws, capped, 5)).matches).toEqual([`deep/x${capped}y`]);
       expect(performance.now() - t0).toBeLessThan(2000);
+      // longer: refused, never read as a glob naming one file at the top (it found nothing, and said nothing)
+      for (const n of [MAX_PLAIN_WORD_CHARS + 1, 400, 1024]) {
+        await expect(searchFiles(ws, cursors, 'q'.repeat(n), undefined, 5, undefined), String(n)).rejects.toMatchObject({
+          code: 'INPUT_TOO_LARGE',
+          message: expect.stringMatching(new RegExp(`up to ${MAX_PLAIN_WORD_CHARS} characters; this one has ${n}\\. .*\\*\\*/NAME`)),
+        });
+      }
       await expect(searchFiles(ws, cursors, 'q'.repeat(1025), undefined, 5, undefined)).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE' });
     } finally {
       await ws.close();
@@ -121,6 +129,17 @@ describe('a plain word', () => {
     expect(read('\u212A')).toEqual({ glob: '**/*\u212A*', plain: true });
     expect(read('q'.repeat(200))).toEqual({ glob: `**/*${'q'.repeat(200)}*`, plain: true });
     for (const q of ['*.md', 'src/x', 'a?', '[ab]', '{a,b}', 'a\\*']) expect(read(q), q).toEqual({ glob: q, plain: false });
+    // the characters the glob parser reads as syntax only somewhere are a word's own: escaped, and the spaces around it dropped
+    expect(read('c++')).toEqual({ glob: '**/*[cC]\\+\\+*', plain: true });
+    expect(read('notes (1)')).toEqual({ glob: '**/*[nN][oO][tT][eE][sS] \\(1\\)*', plain: true });
+    expect(read('.a,b')).toEqual({ glob: '**/{*.[aA]\\,[bB]*,.[aA]\\,[bB]*}', plain: true });
+    expect(read('user@host!')).toEqual({ glob: '**/*[uU][sS][eE][rR]\\@[hH][oO][sS][tT]\\!*', plain: true });
+    expect(read('  readme\t')).toEqual({ glob: '**/*[rR][eE][aA][dD][mM][eE]*', plain: true });
+    // regular-expression alternation and quotes are read as a glob, and refused there with advice
+    for (const q of ['(foo|bar)', '"readme"', '!*.md']) expect(() => readQuery(q), q).toThrow(/not supported|quot|regular/i);
+    expect(read(' !x')).toEqual({ glob: '**/*\\![xX]*', plain: true });
+    // dots alone are read as written: `..` is a path out of the root
+    expect(() => readQuery('..')).toThrow(expect.objectContaining({ code: 'PATH_ESCAPES_ROOT' }));
     // extglob forms are refused as written, not read as words
     for (const q of ['!(x)', '@(x)', '+(x)']) expect(() => readQuery(q), q).toThrow(/Extended globs/);
   });
