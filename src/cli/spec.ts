@@ -177,10 +177,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'team',
     summary: 'Administer the team store\'s members, or import JSON Lines.',
-    usage: ['mcp-budget team [--root DIR] [--team-db PATH] add NAME [--role R] | list | deactivate NAME | reactivate NAME | set-role NAME ROLE | import FILE [--skip-bad-lines] [--skip-existing] | check'],
+    usage: ['mcp-budget team [--root DIR] [--team-db PATH] [--as NAME] add NAME [--role R] | list | deactivate NAME | reactivate NAME | set-role NAME ROLE | import FILE [--skip-bad-lines] [--skip-existing] | check'],
     flags: [
       ROOT,
       TEAM_DB,
+      { name: 'as', type: 'string', value: 'NAME', help: 'the administrator: made the owner when `add` writes the first member of an empty store (serve runs as this member by default)', default: 'the OS user' },
       { name: 'role', type: 'string', value: 'R', help: 'the role of `add` (or of `set-role` without ROLE): owner, lead, member, agent or guest', default: 'member' },
       { name: 'skip-bad-lines', type: 'boolean', help: 'import: skip a bad line (reported with its number and reason) instead of stopping' },
       { name: 'skip-existing', type: 'boolean', help: 'import: keep a member that exists already as it is instead of stopping (messages, tasks and comments have no key to match and are written again)' },
@@ -191,6 +192,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     example: 'mcp-budget team --root . add alice --role lead',
     notes: [
       'import reads JSON Lines, one object per line (kind: member, channel, message, task, comment), into SQLite or PostgreSQL; a bad line stops it (lines before its batch stay imported) unless --skip-bad-lines.',
+      'On an empty store, add makes the administrator (--as, the OS user by default) its owner first, so that serve, which runs as that member, can start; import says so when that member is missing.',
       'check lists rows stored before today\'s checks (a time outside years 1-9999, an id past 2^53, a NUL in a text, a value of another type in a SQLite column) and exits 1 when there are any; serve reports the same on stderr.',
     ],
   },

@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { usageError } from '../cli/args.js';
 import { requiredValue, type FlagValues } from '../cli/parse.js';
-import { ROLES, checkStore, describeStoredValues, importJsonLines, isPostgresTarget, openPgTeamStore, openSqliteTeamStore, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
+import { ROLES, checkStore, defaultMemberName, describeStoredValues, importJsonLines, isPostgresTarget, openPgTeamStore, openSqliteTeamStore, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
 import { isBudgetError } from '../engine/index.js';
 
 /** Streams of {@link runTeam}. */
@@ -36,6 +36,7 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
   const root = requiredValue(line.values, 'root') ?? process.cwd();
   const dbPath = requiredValue(line.values, 'team-db');
   const roleFlag = requiredValue(line.values, 'role');
+  const admin = requiredValue(line.values, 'as') ?? defaultMemberName();
   const [sub, ...rest] = line.positionals;
   const arity: Record<string, number[]> = { add: [1], list: [0], deactivate: [1], reactivate: [1], 'set-role': [1, 2], import: [1], check: [0] };
   if (sub === undefined || arity[sub] === undefined) throw usageError(`team needs a subcommand: add, list, deactivate, reactivate, set-role, import or check${sub === undefined ? '' : ` (got \`${sub}\`)`}`);
@@ -57,7 +58,13 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
         : openSqliteTeamStore(resolveTeamDbPath(realRoot, dbPath, true), dbPath ?? '(the default team store)');
     switch (sub) {
       case 'add': {
-        const m = await store.addMember(rest[0]!, role(roleFlag, 'member'));
+        const given = role(roleFlag, 'member');
+        // An empty store gets its owner first: serve runs as the administrator, and a store whose
+        // first member is someone else would refuse it (and have no owner to fix that).
+        if (rest[0] !== admin && (await store.addFirstOwner(admin))) {
+          io.stdout.write(`the store was empty: added ${admin} (owner), the member serve runs as by default (--as names another)\n`);
+        }
+        const m = await store.addMember(rest[0]!, given);
         io.stdout.write(`added ${m.name} (${m.role})\n`);
         break;
       }
@@ -102,6 +109,13 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
         const skipped = s.skipped > 0 ? `; ${s.skipped} bad line${s.skipped === 1 ? '' : 's'} skipped (listed above)` : '';
         const existing = s.existing > 0 ? `; ${s.existing} existing member${s.existing === 1 ? '' : 's'} kept as they were` : '';
         io.stderr.write(`team import: done, ${s.lines} lines in ${(s.ms / 1000).toFixed(1)} s (${rate} lines/s): ${JSON.stringify(s.counts)}${skipped}${existing}\n`);
+        const me = await store.getMember(admin);
+        if (me === undefined || !me.active) {
+          io.stderr.write(
+            `team import: note: ${admin} is ${me === undefined ? 'not a member' : 'deactivated'}, and serve runs as ${admin} unless --as names another member; ` +
+              `${me === undefined ? `add it (mcp-budget team add ${admin} --role owner)` : `reactivate it (mcp-budget team reactivate ${admin})`} or start serve with --as\n`,
+          );
+        }
         break;
       }
     }

@@ -5,7 +5,7 @@ export { openPgTeamStore, type PgDialect } from './pg-dialect.js';
 export type { TeamDialect } from './dialect.js';
 export { PG_SETTINGS, isPostgresTarget } from './pg-connect.js';
 export { PG_SCHEMA_VERSION } from './pg-schema.js';
-export { TeamSession, type Caller, type TeamSessionOptions } from './session.js';
+export { TeamSession, defaultMemberName, type Caller, type TeamSessionOptions } from './session.js';
 export { importJsonLines, type ImportOptions, type ImportSummary } from './import.js';
 export { defaultTeamDbPath, resolveTeamDbPath, isInside } from './paths.js';
 export { SCHEMA_VERSION } from './sqlite-schema.js';

@@ -38,7 +38,8 @@ export interface TeamSessionOptions {
   checkStoredValues?: boolean;
 }
 
-function defaultMemberName(): string {
+/** The member a process runs as when `--as` names none: the OS user, when it is a valid member name. */
+export function defaultMemberName(): string {
   try {
     const name = userInfo().username;
     return /^[\p{L}\p{N}][\p{L}\p{N}._@-]*$/u.test(name) ? name : 'owner';

@@ -371,11 +371,21 @@ describe('store files at startup', () => {
   it('mcp-budget team administers members', () => {
     const file = join(outside.dir, 'admin.db');
     const t = (...a: string[]) => cli(['team', '--root', root.dir, '--team-db', file, ...a]);
-    expect(t('add', 'zoe', '--role', 'lead').stdout).toBe('added zoe (lead)\n');
-    expect(t('add', 'bot', '--role', 'agent').status).toBe(0);
+    // the first add on an empty store makes the administrator (--as) its owner first
+    expect(t('--as', 'ada', 'add', 'zoe', '--role', 'lead').stdout).toBe('the store was empty: added ada (owner), the member serve runs as by default (--as names another)\nadded zoe (lead)\n');
+    expect(t('--as', 'ada', 'add', 'bot', '--role', 'agent').stdout).toBe('added bot (agent)\n');
     expect(t('set-role', 'bot', 'member').stdout).toBe('bot is now member\n');
     expect(t('deactivate', 'bot').status).toBe(0);
-    expect(t('list').stdout).toBe('bot\tmember\tdeactivated\nzoe\tlead\tactive\n');
+    expect(t('list').stdout).toBe('ada\towner\tactive\nbot\tmember\tdeactivated\nzoe\tlead\tactive\n');
+    // adding the administrator itself to an empty store takes the role given
+    const other = join(outside.dir, 'admin-self.db');
+    expect(cli(['team', '--root', root.dir, '--team-db', other, '--as', 'ada', 'add', 'ada', '--role', 'lead']).stdout).toBe('added ada (lead)\n');
+    // an import that leaves the administrator out says so, with what to do
+    const lines = join(outside.dir, 'members.jsonl');
+    writeFileSync(lines, '{"kind":"member","name":"ann","role":"owner"}\n');
+    const imported = cli(['team', '--root', root.dir, '--team-db', join(outside.dir, 'imported.db'), '--as', 'ada', 'import', lines]);
+    expect(imported.status).toBe(0);
+    expect(imported.stderr).toMatch(/note: ada is not a member, and serve runs as ada unless --as names another member; add it \(mcp-budget team add ada --role owner\) or start serve with --as/);
     expect(t('add', 'zoe').stderr).toMatch(/ALREADY_EXISTS/);
     expect(t('add', 'x', '--role', 'king').status).toBe(2);
   });
