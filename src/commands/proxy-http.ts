@@ -78,11 +78,13 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
   }
   const options = await httpOptionsFrom({ ...o.listen, maxRequestBytes: o.maxRequestBytes }, name, o.stderr);
   if (options.tokens !== undefined) o.stderr.write(`${name}: ${PROXY_TOKENS_NOTE}\n`);
+  // Server messages ride the stream of the call that caused them; JSON answers have no room for them.
+  const relate = !options.jsonResponse;
   const app: McpHttpApp = {
     async connect(transport) {
       if (o.upstreamUrl !== undefined) {
         const remote = upstream();
-        const close = await relayTransports(withResultBudget(transport, { ...withCutLog(o.limits, o.cutLog?.(() => transport.sessionId)), ...messageCap }), remote, warn);
+        const close = await relayTransports(withResultBudget(transport, { ...withCutLog(o.limits, o.cutLog?.(() => transport.sessionId)), ...messageCap }), remote, warn, undefined, relate);
         return async () => {
           await remote.terminateSession().catch(() => undefined);
           await close();
@@ -90,7 +92,7 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
       }
       const { command, args } = o.command!;
       const onTruncated = o.cutLog?.(() => transport.sessionId);
-      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, ...messageCap, stderr: o.stderr, ...(onTruncated === undefined ? {} : { onTruncated }) }, warn);
+      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, ...messageCap, stderr: o.stderr, ...(onTruncated === undefined ? {} : { onTruncated }) }, warn, relate);
     },
   };
   return runHttpListener(app, options);

@@ -8,6 +8,11 @@
  * - {@link bridgeStdioProxy}: an SDK server transport in front of the stdio proxy core
  *   (`runProxy`), through in-process streams, so every upstream line goes through the same framing,
  *   matching and streamed budget as `mcp-budget proxy` on stdio.
+ *
+ * Both take `relate`: send each upstream message with the client request it belongs to
+ * (relation.ts), so that a Streamable HTTP client gets progress, logging, sampling and
+ * elicitation on the stream of the call that caused them. Off for JSON answers, where a request's
+ * answer carries nothing else and only the session's stream can.
  */
 import { PassThrough, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -15,6 +20,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
 import { runProxy, type ProxyOptions } from '../proxy/proxy.js';
 import { isRequestId } from '../core/request-ids.js';
+import { RequestRelation } from './relation.js';
 import { warningText } from '../../shared/warnings.js';
 
 /**
@@ -27,8 +33,10 @@ export async function relayTransports(
   upstream: Transport,
   warn: (text: string) => void,
   onClosed?: () => void,
+  relate = false,
 ): Promise<() => Promise<void>> {
   let closed = false;
+  const relation = relate ? new RequestRelation() : undefined;
   const closeBoth = async (): Promise<void> => {
     if (closed) return;
     closed = true;
@@ -37,6 +45,7 @@ export async function relayTransports(
     onClosed?.();
   };
   local.onmessage = (message) => {
+    relation?.fromClient(message);
     upstream.send(message).catch((e: unknown) => {
       const m = message as { id?: unknown; method?: unknown };
       const why = (e as Error)?.message ?? String(e);
@@ -55,7 +64,7 @@ export async function relayTransports(
       upstream.setProtocolVersion?.(r.protocolVersion);
       local.setProtocolVersion?.(r.protocolVersion);
     }
-    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${errorText(e)}`));
+    sendRelated(local, message, relation, warn);
   };
   upstream.onerror = (e) => warn(`upstream: ${errorText(e)}`);
   local.onerror = (e) => warn(errorText(e));
@@ -75,7 +84,8 @@ export type BridgedProxyOptions = Omit<ProxyOptions, 'stdin' | 'stdout' | 'handl
  * sent back through the transport. Resolves with a function that ends the proxy (the server's
  * stdin is closed, then SIGTERM and SIGKILL after the proxy's grace periods) and waits for it.
  */
-export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOptions, warn: (text: string) => void): Promise<() => Promise<void>> {
+export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOptions, warn: (text: string) => void, relate = false): Promise<() => Promise<void>> {
+  const relation = relate ? new RequestRelation() : undefined;
   const toProxy = new PassThrough();
   let tail: Buffer[] = [];
   const fromProxy = new Writable({
@@ -101,7 +111,7 @@ export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOp
       warn('dropped a line from the proxy that is not JSON');
       return;
     }
-    local.send(message).catch((e: unknown) => warn(`could not deliver a message to the client: ${errorText(e)}`));
+    sendRelated(local, message, relation, warn);
   };
   let ended = false;
   const end = (): void => {
@@ -110,7 +120,9 @@ export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOp
     toProxy.end();
   };
   local.onmessage = (message) => {
-    if (!ended) toProxy.write(JSON.stringify(message) + '\n');
+    if (ended) return;
+    relation?.fromClient(message);
+    toProxy.write(JSON.stringify(message) + '\n');
   };
   local.onclose = end;
   local.onerror = (e) => warn(errorText(e));
@@ -123,6 +135,20 @@ export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOp
     end();
     await finished;
   };
+}
+
+/**
+ * Deliver an upstream message to the client, on the stream of the request it belongs to when one
+ * is known. A request answered meanwhile has no stream left: the message then takes the session's.
+ */
+function sendRelated(local: Transport, message: JSONRPCMessage, relation: RequestRelation | undefined, warn: (text: string) => void): void {
+  const failed = (e: unknown): void => warn(`could not deliver a message to the client: ${errorText(e)}`);
+  const relatedRequestId = relation?.fromUpstream(message);
+  if (relatedRequestId === undefined) {
+    local.send(message).catch(failed);
+    return;
+  }
+  local.send(message, { relatedRequestId }).catch(() => local.send(message).catch(failed));
 }
 
 /** An error's message for a warning: it may carry what a peer sent (a response body), so it is cut. */

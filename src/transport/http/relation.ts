@@ -1,0 +1,88 @@
+/**
+ * Which client request a relayed upstream message belongs to, for the proxy's HTTP front.
+ *
+ * Streamable HTTP carries a server's notifications and requests on the stream of the request that
+ * caused them: progress arrives with its call, and a sampling or elicitation request reaches the
+ * client while the call that needs it waits. A relayed upstream (a stdio server's lines, or another
+ * HTTP server's messages as its client transport hands them on) no longer says which request that
+ * was, so it is recovered here, in this order:
+ *
+ * - a response answers its own id (and ends that request's relation);
+ * - a progress notification belongs to the request that carried its `progressToken`;
+ * - a cancellation belongs to the request it cancels;
+ * - anything else belongs to the one client request in flight, when there is exactly one.
+ *
+ * Otherwise (no request in flight, or several and nothing to tell them apart) the message has no
+ * relation and goes on the session's own stream, where it went before. What is remembered is
+ * bounded per session ({@link MAX_TRACKED}); past it, new requests are not tracked and their
+ * messages take the session's stream.
+ */
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isRequestId } from '../core/request-ids.js';
+
+/** Client requests (and progress tokens) one session's relation remembers at most. */
+export const MAX_TRACKED = 1024;
+
+type Loose = { id?: unknown; method?: unknown; params?: { progressToken?: unknown; requestId?: unknown; _meta?: { progressToken?: unknown } }; result?: unknown; error?: unknown };
+
+const keyOf = (id: unknown): string => (typeof id === 'string' ? `s${id}` : `n${String(id)}`);
+const isToken = (t: unknown): t is string | number => typeof t === 'string' || (typeof t === 'number' && Number.isFinite(t));
+
+export class RequestRelation {
+  /** Client requests sent upstream and not answered yet, by their id's key. */
+  private readonly inflight = new Map<string, { id: RequestId; token?: string }>();
+  /** Progress tokens of those requests, to their id's key. */
+  private readonly tokens = new Map<string, string>();
+
+  /** A message from the client, on its way upstream. */
+  fromClient(message: JSONRPCMessage): void {
+    const m = message as Loose;
+    if (typeof m.method !== 'string') return;
+    if (isRequestId(m.id)) {
+      if (this.inflight.size >= MAX_TRACKED) return;
+      const key = keyOf(m.id);
+      this.forget(key); // an id used again starts afresh
+      const token = m.params?._meta?.progressToken;
+      const entry: { id: RequestId; token?: string } = { id: m.id as RequestId };
+      if (isToken(token)) {
+        entry.token = keyOf(token);
+        this.tokens.set(entry.token, key);
+      }
+      this.inflight.set(key, entry);
+    } else if (m.method === 'notifications/cancelled' && isRequestId(m.params?.requestId)) {
+      // a cancelled request may never be answered
+      this.forget(keyOf(m.params!.requestId));
+    }
+  }
+
+  /** A message from upstream, on its way to the client: the client request it belongs to, if one is known. */
+  fromUpstream(message: JSONRPCMessage): RequestId | undefined {
+    const m = message as Loose;
+    if (typeof m.method !== 'string') {
+      // a response: routed by its own id; its request is over
+      if (isRequestId(m.id) && (m.result !== undefined || m.error !== undefined)) this.forget(keyOf(m.id));
+      return undefined;
+    }
+    if (m.method === 'notifications/progress' && isToken(m.params?.progressToken)) {
+      const key = this.tokens.get(keyOf(m.params!.progressToken));
+      return key === undefined ? undefined : this.inflight.get(key)?.id;
+    }
+    if (m.method === 'notifications/cancelled' && isRequestId(m.params?.requestId)) {
+      return this.inflight.get(keyOf(m.params!.requestId))?.id;
+    }
+    if (this.inflight.size !== 1) return undefined;
+    return this.inflight.values().next().value!.id;
+  }
+
+  /** Requests in flight (for tests). */
+  get size(): number {
+    return this.inflight.size;
+  }
+
+  private forget(key: string): void {
+    const entry = this.inflight.get(key);
+    if (entry === undefined) return;
+    this.inflight.delete(key);
+    if (entry.token !== undefined && this.tokens.get(entry.token) === key) this.tokens.delete(entry.token);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The relation of upstream messages to client requests (relation.ts), on generated traffic: a
+ * message is related only to a request still in flight, progress by its token whatever else is in
+ * flight, anything else only when one request is, and what is remembered stays within its bound.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_TRACKED, RequestRelation } from '../../src/transport/http/relation.js';
+import { timeBox } from '../helpers/time-box.js';
+
+const msg = (m: Record<string, unknown>): JSONRPCMessage => ({ jsonrpc: '2.0', ...m }) as JSONRPCMessage;
+
+describe('RequestRelation', () => {
+  it('relates by token, by cancellation, or by the one request in flight; never to one answered or cancelled', () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('call' as const), id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('x', '1')), token: fc.option(fc.constantFrom('t1', 't2', 3), { nil: undefined }) }),
+      fc.record({ kind: fc.constant('answer' as const), id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('x', '1')) }),
+      fc.record({ kind: fc.constant('cancel' as const), id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('x', '1')) }),
+      fc.record({ kind: fc.constant('progress' as const), token: fc.constantFrom('t1', 't2', 3) }),
+      fc.record({ kind: fc.constant('log' as const) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const r = new RequestRelation();
+        // the model: request key -> token
+        const open = new Map<string, unknown>();
+        // which open request a token names: the latest that carried it, until that one ends
+        const owner = new Map<unknown, string>();
+        const key = (id: unknown) => JSON.stringify(id);
+        const end = (k: string) => {
+          const t = open.get(k);
+          if (open.has(k) && owner.get(t) === k) owner.delete(t);
+          open.delete(k);
+        };
+        for (const o of ops) {
+          if (o.kind === 'call') {
+            r.fromClient(msg({ id: o.id, method: 'tools/call', params: { name: 't', ...(o.token === undefined ? {} : { _meta: { progressToken: o.token } }) } }));
+            end(key(o.id));
+            open.set(key(o.id), o.token);
+            if (o.token !== undefined) owner.set(o.token, key(o.id));
+          } else if (o.kind === 'answer') {
+            expect(r.fromUpstream(msg({ id: o.id, result: {} }))).toBeUndefined();
+            end(key(o.id));
+          } else if (o.kind === 'cancel') {
+            r.fromClient(msg({ method: 'notifications/cancelled', params: { requestId: o.id } }));
+            end(key(o.id));
+          } else if (o.kind === 'progress') {
+            const got = r.fromUpstream(msg({ method: 'notifications/progress', params: { progressToken: o.token, progress: 1 } }));
+            const want = owner.get(o.token);
+            expect(got === undefined ? undefined : key(got)).toBe(want);
+          } else {
+            const got = r.fromUpstream(msg({ method: 'notifications/message', params: { level: 'info', data: 'x' } }));
+            if (open.size === 1) expect(key(got)).toBe([...open.keys()][0]);
+            else expect(got).toBeUndefined();
+          }
+          expect(r.size).toBe(open.size);
+        }
+      }),
+      timeBox(500, 2000),
+    );
+  });
+
+  it('remembers at most MAX_TRACKED requests; past it, their messages have no relation', () => {
+    const r = new RequestRelation();
+    for (let i = 0; i < MAX_TRACKED * 3; i++) r.fromClient(msg({ id: i, method: 'tools/call', params: { _meta: { progressToken: i } } }));
+    expect(r.size).toBe(MAX_TRACKED);
+    expect(r.fromUpstream(msg({ method: 'notifications/progress', params: { progressToken: MAX_TRACKED * 2, progress: 1 } }))).toBeUndefined();
+    expect(r.fromUpstream(msg({ method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }))).toBe(7);
+  });
+});
