@@ -43,7 +43,7 @@ export function parseCommandLine(spec: CommandSpec, argv: readonly string[], spl
     const { values, positionals } = parseArgs({ args: own, options, strict: true, allowPositionals: spec.positionals });
     return { values: values as FlagValues, positionals, passthrough: sep === -1 ? [] : argv.slice(sep + skip), separated: sep !== -1 };
   } catch (e) {
-    throw usageErrorOf(e, spec.name);
+    throw usageErrorOf(e, spec);
   }
 }
 
@@ -61,10 +61,13 @@ function commandStart(spec: CommandSpec, argv: readonly string[]): number {
 }
 
 /** `parseArgs`' error as a usage error in the house wording (flag in backticks). */
-function usageErrorOf(e: unknown, command: string): unknown {
+function usageErrorOf(e: unknown, spec: CommandSpec): unknown {
+  const command = spec.name;
   const code = (e as NodeJS.ErrnoException)?.code;
   const message = (e as Error)?.message ?? '';
   const named = /'([^' ]+)/.exec(message)?.[1] ?? '';
+  const reason = spec.refused?.[named.replace(/^--/, '').split('=')[0]!];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && reason !== undefined) return usageError(`${command} does not take \`${named}\`: ${reason}`);
   switch (code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return usageError(command === 'apply' ? `Unknown flag \`${named}\` for apply` : `Unknown argument \`${named}\` for ${command}${command === 'proxy' ? ' (put the server command after --)' : ''}`);

@@ -39,7 +39,14 @@ export interface CommandSpec {
   example: string;
   /** Extra lines after the flags. */
   notes?: readonly string[];
+  /** Flags of other commands this one refuses on purpose, each with the reason (a usage error that says it, and a note in the help). */
+  refused?: Readonly<Record<string, string>>;
 }
+
+/** Why `proxy` has no `--stateless`: said by the refusal and by the help. */
+export const PROXY_STATELESS_REFUSAL =
+  '--stateless is serve\'s alone: a proxy holds its upstream\'s session (a server process, or a session of the upstream URL) for each client session, ' +
+  'which a transport per request cannot keep; behind a load balancer, route each Mcp-Session-Id to the replica that opened it (sticky sessions)'
 
 /** Sizes in help: `65536` becomes `64KiB`. */
 export function formatBytes(n: number): string {
@@ -149,7 +156,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     flags: [UPSTREAM_URL, MAX_MESSAGE_BYTES, LOG_CUTS, ...LISTEN_FLAG_SPECS, ...BUDGET_FLAG_SPECS, ...CONTINUATION_FLAG_SPECS, HELP_FLAG],
     positionals: false,
     example: 'mcp-budget proxy --max-bytes 32KiB -- npx -y @modelcontextprotocol/server-filesystem .',
+    refused: { stateless: PROXY_STATELESS_REFUSAL },
     notes: [
+      `${PROXY_STATELESS_REFUSAL}.`,
       'The `--` may be left out (some launchers consume it): the command then starts at the first word that is not a flag of proxy or a flag\'s value.',
       `A cut result keeps its original for a while: the notice gives a handle, and the ${CONTINUATION_TOOL} tool (added to tools/list, answered by the proxy) reads the cut parts within the budget. Results over the fast-path size stream and get none.`,
     ],

@@ -729,6 +729,8 @@ describe.concurrent('proxy: budget flags and MCP_BUDGET_* variables', () => {
       [['--max-bytes', '2000'], {}, /(--max-bytes|maxResultBytes)`.*4970/], // under the report reserve
       [['--max-request-bytes', '100'], {}, /Expected `--max-request-bytes` to be from 1024 to/],
       [['--frobnicate'], {}, /Unknown argument `--frobnicate` for proxy/],
+      // refused on purpose, with the reason (the help says it too)
+      [['--listen', '127.0.0.1:0', '--stateless'], {}, /proxy does not take `--stateless`: --stateless is serve's alone: a proxy holds its upstream's session .*sticky sessions/],
       [[], { MCP_BUDGET_MAX_ITEMS: 'lots' }, /Expected `MCP_BUDGET_MAX_ITEMS` to be a whole number/],
     ];
     const missing = procs.peer(process.execPath, [CLI, 'proxy', '--max-bytes', '32KiB']);
