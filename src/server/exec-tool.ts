@@ -8,7 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ResolvedLimits } from '../engine/index.js';
 import { ActionRegistry, EXEC_LIMITS, EXEC_OUTPUT, actionOf, execute } from '../exec/index.js';
-import { runToolCall, type CallExtra } from '../tools/index.js';
+import { runToolCall, strictInput, type CallExtra } from '../tools/index.js';
 import type { ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/exec-tool.ts';
@@ -47,11 +47,12 @@ export function registerExecTool(ctx: ToolContext, limits: ResolvedLimits, publi
         `Run one built-in action by name with its tool's input; the answer is {action, ok, result}, result typed by the action's output schema, ` +
         `at most ${EXEC_LIMITS.envelopeBytes} bytes. A larger read answer is withheld with what to change (limit, max_bytes, cursor); a larger mutation answer is a receipt (applied: do not repeat). ` +
         `Actions: ${names.join(', ')}.`,
-      inputSchema: EXEC_INPUT,
+      inputSchema: strictInput('exec', EXEC_INPUT),
       outputSchema: EXEC_OUTPUT,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     },
-    (args: { action: string; input?: Record<string, unknown> | undefined }, extra: CallExtra) => run(args.action, args.input, extra),
+    // the strict schema parsed them: `action` a string, `input` an object or absent, nothing else
+    (args: Record<string, unknown>, extra: CallExtra) => run(args.action, args.input, extra),
   );
   ctx.rows.push({
     name: 'exec',

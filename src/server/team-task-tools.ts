@@ -54,8 +54,8 @@ const TASK_CAPS = Object.freeze({
 
 const taskFields = {
   body: z.string().optional().describe(`Description (at most ${TEAM_INPUT_CAPS.maxTaskBodyBytes} bytes).`),
-  status: statusArg.optional(),
-  priority: priorityArg.optional(),
+  status: statusArg.optional().describe('Status (new tasks: open).'),
+  priority: priorityArg.optional().describe('Priority (new tasks: normal).'),
   labels: z.array(z.string()).optional().describe(`Labels (at most ${TEAM_INPUT_CAPS.maxLabels}).`),
 };
 
@@ -75,7 +75,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       action: 'task.read',
       entryPoint: `${ENTRY}#list_tasks`,
       description: 'Browse tasks, most recently updated first, with exact filters (status, assignee, label). To find a task by text or key, use search_tasks.',
-      args: { status: statusArg.optional(), assignee: z.string().max(256).optional().describe('Member name.'), label: z.string().max(256).optional() },
+      args: { status: statusArg.optional().describe('Only tasks in this status.'), assignee: z.string().max(256).optional().describe('Member name.'), label: z.string().max(256).optional().describe('Only tasks with this label.') },
       limit: { ...TEAM_PAGE_LIMITS.listTasks, overMax: 'refuse' },
       row: {
         paging: 'keyset (updated_at, id) read limit+1; the page stops at a byte size the budget never cuts; has_more; signed next_cursor bound to store and filters',
@@ -105,7 +105,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     action: 'task.read',
     entryPoint: `${ENTRY}#search_tasks`,
     description: 'Find tasks by words in title and body (best match first), or by id or key (T-123 finds that task first). Use it to check whether a task exists before creating one.',
-    args: { status: statusArg.optional() },
+    args: { status: statusArg.optional().describe('Only tasks in this status.') },
     query: { name: 'q', required: true, maxChars: TEAM_READ_LIMITS.maxQueryChars, description: 'Words, or a task id or key such as T-123 (required).' },
     limit: { ...TEAM_PAGE_LIMITS.searchTasks, overMax: 'refuse' },
     row: {
@@ -195,7 +195,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     action: 'task.update',
     entryPoint: `${ENTRY}#task_update`,
     description: 'Change fields of a task (labels replace the old ones; assignee null unassigns). Over a cap nothing is written.',
-    args: { id: taskIdArg, title: z.string().optional(), assignee: z.string().nullable().optional().describe('Member name, or null to unassign.'), ...taskFields },
+    args: { id: taskIdArg, title: z.string().optional().describe('New title.'), assignee: z.string().nullable().optional().describe('Member name, or null to unassign.'), ...taskFields },
     caps: TASK_CAPS,
     destructive: true,
     row: mutationRow,

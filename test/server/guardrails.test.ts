@@ -287,6 +287,8 @@ describe('limits, queries and the search tool', () => {
         }
       }
     }
+    // exec's own arguments are strict too: a misspelt `input` is refused, never dropped
+    expect(await callErr(conn.client, 'exec', { action: 'workspace.list_dir', inptu: {} })).toMatch(/Unknown argument `inptu`: exec takes `action`, `input` \(nearest: `input`\)/);
     // the tool itself names the other unknown arguments beside the refusal too
     const text = await callErr(conn.client, 'workspace_list_dir', { q: 'x', bogus: 1 });
     expect(text).toContain('does not take `q`; use workspace_search_files to search.');

@@ -30,6 +30,19 @@ const inventory = JSON.parse(readFileSync(join(repoRoot, 'specs', 'agent-mcp-too
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Every (path, schema object) under `schema`. */
+/** Every schema a schema holds, by the keywords that hold them (members, items, branches, additional members). */
+function subschemas(schema: unknown, path: string): [string, unknown][] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const s = schema as Json;
+  const out: [string, unknown][] = [];
+  const visit = (sub: unknown, at: string) => out.push([at, sub], ...subschemas(sub, at));
+  for (const [k, v] of Object.entries((s.properties ?? {}) as Json)) visit(v, `${path}/properties/${k}`);
+  if (s.items !== undefined) visit(s.items, `${path}/items`);
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(s[k])) for (const [i, v] of (s[k] as unknown[]).entries()) visit(v, `${path}/${k}/${i}`);
+  if (typeof s.additionalProperties === 'object') visit(s.additionalProperties, `${path}/additionalProperties`);
+  return out;
+}
+
 function* schemas(schema: unknown, path: string): Generator<[string, Json]> {
   if (Array.isArray(schema)) for (const [i, s] of schema.entries()) yield* schemas(s, `${path}/${i}`);
   if (!isObject(schema)) return;
@@ -67,6 +80,20 @@ describe('tools/list, lean', () => {
       for (const [path, s] of schemas(tool.inputSchema, `${name}/in`)) {
         if (!/\/properties\/[^/]+$/.test(path)) continue;
         expect(s.type !== undefined || s.anyOf !== undefined || s.enum !== undefined || s.const !== undefined, `${path} is typed`).toBe(true);
+      }
+      // what strict schema checkers (the Inspector's, a host's) refuse or warn of: an input that is
+      // not a closed object, a schema that is `true`, `false` or empty, a member with no type, and
+      // (for the model) an argument with no description
+      const input = tool.inputSchema as Json;
+      expect({ type: input.type, additionalProperties: input.additionalProperties }, `${name} input`).toEqual({ type: 'object', additionalProperties: false });
+      if (tool.outputSchema !== undefined) expect((tool.outputSchema as Json).type, `${name} output`).toBe('object');
+      for (const [path, sub] of subschemas(input, `${name}/in`).concat(subschemas(tool.outputSchema, `${name}/out`))) {
+        expect(typeof sub === 'object' && sub !== null && Object.keys(sub).length > 0, `${path}: a schema that says something`).toBe(true);
+        const t = sub as Json;
+        expect(t.type !== undefined || t.anyOf !== undefined || t.enum !== undefined || t.const !== undefined, `${path} has a type`).toBe(true);
+      }
+      for (const [arg, sub] of Object.entries((input.properties ?? {}) as Record<string, Json>)) {
+        expect(typeof sub.description === 'string' && sub.description.length > 0, `${name}: \`${arg}\` is described`).toBe(true);
       }
     }
     expect(titles.size, 'titles are distinct').toBe(all.tools.length);

@@ -162,7 +162,7 @@ function declareKept(ctx: ToolContext): void {
         return { ...PAGE, name: dir ?? '', size: limit, note: cursor };
       },
     },
-    'kept_search',
+    { tool: 'kept_search', surface: 'workspace' },
   );
   defineSearchTool(ctx, {
     ...HEAD,

@@ -33,7 +33,7 @@ class Wire {
 
   /** POST one message; for a request, an iterator over the messages of its answer (SSE or JSON). */
   async post(message: Message): Promise<AsyncGenerator<Message>> {
-    const res = await fetch(this.url, { method: 'POST', headers: this.headers(), body: JSON.stringify({ jsonrpc: '2.0', ...message }) });
+    const res = await fetch(this.url, { method: 'POST', headers: this.headers(), body: JSON.stringify(message) });
     expect(res.status, await peekError(res)).toBeLessThan(300);
     this.session ||= res.headers.get('mcp-session-id') ?? '';
     return messagesOf(res);

@@ -35,6 +35,9 @@ import type { ContinuationStore } from './continuation-store.js';
 
 type Json = Record<string, unknown>;
 
+/** Any JSON value, written with a type per branch (an empty schema is refused by strict schema checkers). */
+const ANY_JSON = { anyOf: ['string', 'number', 'boolean', 'null', 'object', 'array'].map((type) => ({ type })) };
+
 /** The reading tool as `tools/list` lists it. */
 export const CONTINUATION_TOOL_DEFINITION: Json = Object.freeze({
   name: CONTINUATION_TOOL,
@@ -62,7 +65,7 @@ export const CONTINUATION_TOOL_DEFINITION: Json = Object.freeze({
       kind: { type: 'string', enum: ['string', 'array', 'object'] },
       text: { type: 'string' },
       items: { type: 'array' },
-      members: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, value: {} }, required: ['key', 'value'], additionalProperties: false } },
+      members: { type: 'array', items: { type: 'object', properties: { key: { type: 'string' }, value: ANY_JSON }, required: ['key', 'value'], additionalProperties: false } },
       next_position: { type: 'integer', minimum: 0 },
       total: { type: 'integer', minimum: 0 },
       done: { type: 'boolean' },
