@@ -26,9 +26,12 @@ export {
   type BudgetKind,
   type BudgetLimits,
   type BudgetOptions,
+  type BlockingBound,
   type BudgetReport,
   type ChunkSink,
   type ResolvedLimits,
+  type ResultReport,
   type RootKind,
+  type WithheldReport,
 } from './engine/index.js';
 export { boundBytes, boundStream, type BoundStreamOptions } from './stream/bound-stream.js';

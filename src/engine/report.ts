@@ -3,7 +3,7 @@
  * Both have a largest possible size that depends only on the limits; that size is reserved before
  * any content is written, so the report always fits.
  */
-import { BUDGET_KINDS, CONTINUATION_TOOL, MAX_POINTER_BYTES, NOTICE_KEY, REPORT_KEY, type BudgetKind, type BudgetLimits } from './limits.js';
+import { BUDGET_KINDS, CONTINUATION_TOOL, MAX_POINTER_BYTES, NOTICE_KEY, REPORT_KEY, type BudgetKind, type BudgetLimits, type NumericLimit } from './limits.js';
 import { utf8Length } from './wire.js';
 
 export { BUDGET_KINDS, type BudgetKind };
@@ -22,6 +22,35 @@ export interface BudgetReport {
   /** Where what was cut can still be read (added after the budget, when a continuation is on). */
   continuation?: ContinuationOffer;
 }
+
+/** The bound that left no schema-valid shortened result (a withheld result's `blocked_by`). */
+export interface BlockingBound {
+  /** The option (`maxStringBytes`, …; `maxResultBytes` when no single other bound is to blame). */
+  bound: NumericLimit;
+  /** Its value in force. */
+  limit: number | undefined;
+}
+
+/**
+ * The report of a typed result that was withheld: no shortened result within the budget matched
+ * the tool's output schema, so the tool's answer is an `isError` result with this report.
+ */
+export interface WithheldReport extends Omit<BudgetReport, 'continuation'> {
+  error: 'result_budget_exceeded';
+  blocked_by: BlockingBound;
+  /**
+   * A read-only tool: `narrow_with`, the arguments that ask for less (call it again with them);
+   * and when the original is kept, the offer to read it back (any tool).
+   */
+  continuation?: { narrow_with: string[] } | ContinuationOffer | (ContinuationOffer & { narrow_with: string[] });
+  /** Any other tool: its changes were applied; do not call it again. */
+  applied?: true;
+  /** What identifies what was applied: the result's small scalar fields. */
+  receipt?: Record<string, unknown>;
+}
+
+/** What `_meta[REPORT_KEY]` holds: a cut result's report, or a withheld typed result's. */
+export type ResultReport = BudgetReport | WithheldReport;
 
 /** One place a cut part of the original starts: a JSON Pointer into it, and a position within that value. */
 export interface ReadStart {

@@ -6,6 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { REPORT_KEY } from '../../src/engine/limits.js';
 import { withResultBudget, type ResultBudgetOptions } from '../../src/transport/decorator/with-result-budget.js';
+import type { ResultReport, WithheldReport } from '../../src/index.js';
+
+/** Every member of the exported WithheldReport type (a member the runtime adds and the type lacks fails the tests below). */
+const WITHHELD_MEMBERS: (keyof WithheldReport)[] = ['truncated', 'budget_kind', 'omitted_count', 'omitted_paths', 'omitted_paths_capped', 'error', 'blocked_by', 'continuation', 'applied', 'receipt'];
 
 const bigText = 'line of a listing that forgot to page\n'.repeat(10_000); // ~380 KB
 
@@ -114,9 +118,12 @@ describe('withResultBudget over the in-memory transport', () => {
     const r = await client.callTool({ name: 'report_strict', arguments: {} });
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    const report = (r._meta as Record<string, { error: string; continuation: { narrow_with: string[] } }>)[REPORT_KEY]!;
+    // the exported report type names every member a withheld result's report has
+    const report = (r._meta as Record<string, ResultReport>)[REPORT_KEY]! as WithheldReport;
+    expect(Object.keys(report).filter((k) => !WITHHELD_MEMBERS.includes(k as keyof WithheldReport))).toEqual([]);
     expect(report.error).toBe('result_budget_exceeded');
-    expect(report.continuation.narrow_with).toEqual(['limit', 'cursor']);
+    expect(report.blocked_by).toMatchObject({ bound: expect.any(String) });
+    expect((report.continuation as { narrow_with: string[] }).narrow_with).toEqual(['limit', 'cursor']);
     expect((r.content as { text: string }[])[0]!.text).toMatch(/`limit`, `cursor`/);
   });
 
@@ -125,7 +132,9 @@ describe('withResultBudget over the in-memory transport', () => {
     await client.listTools();
     const r = await client.callTool({ name: 'write_strict', arguments: {} });
     expect(r.isError).toBe(true);
-    const report = (r._meta as Record<string, { applied: boolean; receipt: Record<string, unknown> }>)[REPORT_KEY]!;
+    const report = (r._meta as Record<string, ResultReport>)[REPORT_KEY]! as WithheldReport;
+    expect(Object.keys(report).filter((k) => !WITHHELD_MEMBERS.includes(k as keyof WithheldReport))).toEqual([]);
+    expect(report.blocked_by).toMatchObject({ bound: expect.any(String) });
     expect(report.applied).toBe(true);
     expect(report.receipt).toEqual({ id: 'batch-7', written: 1000 });
     expect((r.content as { text: string }[])[0]!.text).toMatch(/Do not call it again/);

@@ -9,7 +9,7 @@
  * and any other tool with a compact receipt of what was done (never advice to call again).
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { boundJson, boundResult, KIND_LIMIT, LIMIT_RANGES, LIMITS, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BudgetOptions, type BudgetReport, type NumericLimit } from '../../engine/index.js';
+import { boundJson, boundResult, KIND_LIMIT, LIMIT_RANGES, LIMITS, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BlockingBound, type BudgetOptions, type BudgetReport, type NumericLimit, type WithheldReport } from '../../engine/index.js';
 
 /** What is learned about one tool from a `tools/list` response. */
 export interface ToolInfo {
@@ -110,6 +110,8 @@ export function enforceOutputSchema(
   const refit = refitWithLessText(original, bounded, limits, tool) ?? refitWithFewerItems(original, bounded, limits, tool);
   if (refit !== undefined) return refit;
   const blocked = blockingBound(original, bounded, report, limits, tool);
+  // the budget's counts; an offer to read the original back is attached after this, by its store
+  const { continuation: _offer, ...cut } = report;
   if (tool.readOnly) {
     const how = tool.narrowing.length > 0 ? tool.narrowing.map((a) => `\`${a}\``).join(', ') : 'its paging or filter arguments';
     return {
@@ -124,7 +126,7 @@ export function enforceOutputSchema(
       ],
       isError: true,
       _meta: {
-        [REPORT_KEY]: { ...report, error: 'result_budget_exceeded', blocked_by: blocked, continuation: { narrow_with: tool.narrowing } },
+        [REPORT_KEY]: { ...cut, error: 'result_budget_exceeded', blocked_by: blocked, continuation: { narrow_with: [...tool.narrowing] } } satisfies WithheldReport,
       },
     };
   }
@@ -141,7 +143,7 @@ export function enforceOutputSchema(
     ],
     isError: true,
     _meta: {
-      [REPORT_KEY]: { ...report, error: 'result_budget_exceeded', blocked_by: blocked, applied: true, receipt },
+      [REPORT_KEY]: { ...cut, error: 'result_budget_exceeded', blocked_by: blocked, applied: true, receipt } satisfies WithheldReport,
     },
   };
   // The receipt is what may not fit the smallest budgets: drop its last fields until it does.
@@ -269,12 +271,6 @@ function optionsOf(limits: BudgetOptions): BudgetOptions {
 }
 
 /** The bound that made a schema-valid shrink impossible, as the report names it. */
-export interface BlockingBound {
-  /** The option (`maxStringBytes`, …; `maxResultBytes` when no single other bound is to blame). */
-  bound: NumericLimit;
-  /** Its value in force. */
-  limit: number | undefined;
-}
 
 /** Bounds that can be lifted one at a time to find the one that blocks a valid shrink (declared with each limit). */
 const LIFTABLE: readonly NumericLimit[] = NUMERIC_LIMITS.filter((n) => LIMITS[n].liftable);
