@@ -15,6 +15,7 @@ import type { BudgetOptions } from '../engine/index.js';
 import { UPSTREAM_PROBE_MS } from '../transport/http/defaults.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
 import { bridgeStdioProxy, relayTransports } from '../transport/http/relay.js';
+import { RequestRelation } from '../transport/http/relation.js';
 import type { TruncationListener } from '../transport/core/response-budget.js';
 import { BoundedStdioServerTransport } from '../transport/stdio/stdio-server.js';
 import { StderrWarnings, warningText } from '../shared/warnings.js';
@@ -84,7 +85,9 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
     async connect(transport) {
       if (o.upstreamUrl !== undefined) {
         const remote = upstream();
-        const close = await relayTransports(withResultBudget(transport, { ...withCutLog(o.limits, o.cutLog?.(() => transport.sessionId)), ...messageCap }), remote, warn, undefined, relate);
+        const relation = relate ? new RequestRelation() : undefined;
+        relation?.watch(transport);
+        const close = await relayTransports(withResultBudget(transport, { ...withCutLog(o.limits, o.cutLog?.(() => transport.sessionId)), ...messageCap }), remote, warn, undefined, relation);
         return async () => {
           await remote.terminateSession().catch(() => undefined);
           await close();
@@ -92,7 +95,9 @@ export async function runProxyHttp(o: ProxyHttpOptions): Promise<number> {
       }
       const { command, args } = o.command!;
       const onTruncated = o.cutLog?.(() => transport.sessionId);
-      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, ...messageCap, stderr: o.stderr, ...(onTruncated === undefined ? {} : { onTruncated }) }, warn, relate);
+      const relation = relate ? new RequestRelation() : undefined;
+      relation?.watch(transport);
+      return bridgeStdioProxy(transport, { command, args, limits: o.limits, maxRequestBytes: o.maxRequestBytes, ...messageCap, stderr: o.stderr, ...(onTruncated === undefined ? {} : { onTruncated }) }, warn, relation);
     },
   };
   return runHttpListener(app, options);

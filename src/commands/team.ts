@@ -7,7 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { usageError } from '../cli/args.js';
 import { requiredValue, type FlagValues } from '../cli/parse.js';
-import { ROLES, checkStore, defaultMemberName, describeStoredValues, importJsonLines, isPostgresTarget, openPgTeamStore, openSqliteTeamStore, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
+import { ROLES, checkMemberName, checkStore, defaultMemberName, describeStoredValues, importJsonLines, isPostgresTarget, openPgTeamStore, openSqliteTeamStore, resolveTeamDbPath, type Role, type TeamStore } from '../team/index.js';
 import { isBudgetError } from '../engine/index.js';
 
 /** Streams of {@link runTeam}. */
@@ -61,8 +61,12 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
         const given = role(roleFlag, 'member');
         // An empty store gets its owner first: serve runs as the administrator, and a store whose
         // first member is someone else would refuse it (and have no owner to fix that).
+        // both names checked before either is written (a refused name must not leave the owner behind)
+        checkMemberName(admin);
+        checkMemberName(rest[0]!);
         if (rest[0] !== admin && (await store.addFirstOwner(admin))) {
-          io.stdout.write(`the store was empty: added ${admin} (owner), the member serve runs as by default (--as names another)\n`);
+          const who = requiredValue(line.values, 'as') === undefined ? 'the OS user, whom serve runs as unless --as names another member' : 'from --as; start serve with the same --as';
+          io.stdout.write(`the store was empty: added ${admin} (owner; ${who})\n`);
         }
         const m = await store.addMember(rest[0]!, given);
         io.stdout.write(`added ${m.name} (${m.role})\n`);

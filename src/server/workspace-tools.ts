@@ -193,7 +193,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     entryPoint: `${ENTRY}#workspace_seed_files`,
     description: `Write a batch of files, all or nothing (at most ${SEED_LIMITS.maxFiles} files, ${SEED_LIMITS.maxFileBytes} bytes each, ${SEED_LIMITS.maxTotalBytes} in total). Oversized batches are refused before anything is written; nothing is written under \`.git\`. With overwrite: true, existing files are replaced.`,
     args: {
-      files: z.array(z.object({ path: z.string(), content: z.string() })).describe('Files to write: {path, content}.'),
+      files: z.array(z.strictObject({ path: z.string(), content: z.string() })).describe('Files to write: {path, content}.'),
       overwrite: z.boolean().optional().describe('Replace existing files (default false: an existing file refuses the batch).'),
     },
     caps: { ...SEED_LIMITS },

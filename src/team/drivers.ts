@@ -28,17 +28,21 @@ function load<T>(driver: Driver, check: (loaded: T) => void = () => {}): T {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const missing = err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(`'${driver.name}'`);
-    const unbuilt = /bindings file|\.node\b/.test(String(err.message));
+    const text = String(err.message);
+    const otherNode = err.code === 'ERR_DLOPEN_FAILED' && /NODE_MODULE_VERSION|different Node\.js version/.test(text);
+    const unbuilt = /bindings file|\.node\b/.test(text);
     const why = missing
       ? 'is not installed'
-      : unbuilt
-        ? 'was installed without its native module (its install script did not run, or its build failed)'
-        : `cannot be loaded (${String(err.message).split('\n')[0]})`;
+      : otherNode
+        ? `has a native module built for another Node.js version (run npm rebuild ${driver.name})`
+        : unbuilt
+          ? 'was installed without its native module (its install script did not run, or its build failed)'
+          : `cannot be loaded (${text.split('\n')[0]})`;
     throw new TeamError(
       'STORE_DRIVER_MISSING',
       `${driver.store[0]!.toUpperCase()}${driver.store.slice(1)} needs the package ${driver.name}, which ${why}. ` +
         `Install it beside mcp-result-budget (npm install ${driver.name}@${driver.range}), or install mcp-result-budget without --omit=optional; ` +
-        'the workspace and git tools, the decorator and the proxy do not need it.',
+        'the decorator and the proxy never need it, nor does serve while the workspace has no team store (once it has one, every call is checked against its members).',
     );
   }
 }

@@ -11,7 +11,7 @@ export { defaultTeamDbPath, resolveTeamDbPath, isInside } from './paths.js';
 export { SCHEMA_VERSION } from './sqlite-schema.js';
 export { checkStore, describeStoredValues, STORE_CHECK, type StoredValueReport, type StoredValueIssue, type StoredValueWindow } from './service-check.js';
 export { visibleRoles } from './service-members.js';
-export { taskIdOf } from './validate.js';
+export { checkMemberName, taskIdOf } from './validate.js';
 export type { PageMessage, PageTask } from './service-rows.js';
 export * from './limits.js';
 export * from './types.js';

@@ -52,7 +52,8 @@ export function strictInput(tool: string, shape: Shape, refused: Readonly<Record
       const advice = known.slice(0, MAX_NAMED_UNKNOWN).map((k) => refused[k]!);
       if (keys.length === 0) return advice.join(' ');
       const shown = keys.slice(0, MAX_NAMED_UNKNOWN).map((k) => `\`${k.slice(0, 64)}\``).join(', ');
-      const nearest = nearestNames(keys[0] ?? '', accepted, 1)[0];
+      // the distance on the name as shown: a key of megabytes costs no more than one of 64 characters
+      const nearest = nearestNames((keys[0] ?? '').slice(0, 64), accepted, 1)[0];
       const more = keys.length > MAX_NAMED_UNKNOWN ? ` (and ${keys.length - MAX_NAMED_UNKNOWN} more)` : '';
       return [
         ...advice,

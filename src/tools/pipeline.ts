@@ -79,7 +79,7 @@ export function asToolFailure(e: unknown): unknown {
 const STORE_FAILURE_SAYS: Partial<Record<ErrorCode, string>> = {
   STORE_LOCKED: 'The team store is busy (another writer holds it, or a statement ran past its time limit); try again shortly.',
   STORE_UNAVAILABLE: 'The team store cannot be reached right now; the server log names the cause for the operator. Try again later.',
-  STORE_DRIVER_MISSING: 'The team tools are not available on this server: a package the team store needs is not installed (the server log names it for the operator). The workspace and git tools still work.',
+  STORE_DRIVER_MISSING: 'The team store cannot be opened on this server: a package it needs is not installed (the server log names it for the operator).',
   STORE_CORRUPT: 'The team store failed in a way this server does not recognise; the server log has the details for the operator.',
   STORE_NEWER_SCHEMA: 'The team store was written by a newer version of this server and cannot be opened; the operator must upgrade it.',
   STORE_FOREIGN: 'The team store is not usable (its database holds other tables); the operator must name another one.',

@@ -88,7 +88,7 @@ describe('every help example runs as printed', { timeout: 60_000 }, () => {
     const team = example('team');
     const t = runCli(team.args, { cwd: ws, env: { ...env, ...team.env } });
     expect(t.code, t.stderr).toBe(0);
-    expect(t.stdout).toMatch(/the store was empty: added \S+ \(owner\)/);
+    expect(t.stdout).toMatch(/the store was empty: added \S+ \(owner; the OS user, whom serve runs as unless --as names another member\)/);
     expect(t.stdout).toMatch(/added alice \(lead\)\n$/);
 
     const exec = example('exec');

@@ -92,6 +92,11 @@ describe('tools/list, lean', () => {
         const t = sub as Json;
         expect(t.type !== undefined || t.anyOf !== undefined || t.enum !== undefined || t.const !== undefined, `${path} has a type`).toBe(true);
       }
+      // every object an input takes is closed, nested ones too (an item's unknown key was dropped silently)
+      for (const [path, sub] of subschemas(input, `${name}/in`)) {
+        const t = sub as Json;
+        if (t.type === 'object' && t.properties !== undefined) expect(t.additionalProperties, `${path} is closed`).toBe(false);
+      }
       for (const [arg, sub] of Object.entries((input.properties ?? {}) as Record<string, Json>)) {
         expect(typeof sub.description === 'string' && sub.description.length > 0, `${name}: \`${arg}\` is described`).toBe(true);
       }

@@ -372,7 +372,11 @@ describe('store files at startup', () => {
     const file = join(outside.dir, 'admin.db');
     const t = (...a: string[]) => cli(['team', '--root', root.dir, '--team-db', file, ...a]);
     // the first add on an empty store makes the administrator (--as) its owner first
-    expect(t('--as', 'ada', 'add', 'zoe', '--role', 'lead').stdout).toBe('the store was empty: added ada (owner), the member serve runs as by default (--as names another)\nadded zoe (lead)\n');
+    expect(t('--as', 'ada', 'add', 'zoe', '--role', 'lead').stdout).toBe('the store was empty: added ada (owner; from --as; start serve with the same --as)\nadded zoe (lead)\n');
+    // a refused name leaves nothing behind, not even the owner
+    const refused = join(outside.dir, 'admin-refused.db');
+    expect(cli(['team', '--root', root.dir, '--team-db', refused, '--as', 'ada', 'add', 'bad name', '--role', 'lead']).status).toBe(1);
+    expect(cli(['team', '--root', root.dir, '--team-db', refused, 'list']).stdout).toBe('');
     expect(t('--as', 'ada', 'add', 'bot', '--role', 'agent').stdout).toBe('added bot (agent)\n');
     expect(t('set-role', 'bot', 'member').stdout).toBe('bot is now member\n');
     expect(t('deactivate', 'bot').status).toBe(0);

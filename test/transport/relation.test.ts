@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_TRACKED, RequestRelation } from '../../src/transport/http/relation.js';
 import { timeBox } from '../helpers/time-box.js';
@@ -15,7 +16,7 @@ describe('RequestRelation', () => {
   it('relates by token, by cancellation, or by the one request in flight; never to one answered or cancelled', () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('call' as const), id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('x', '1')), token: fc.option(fc.constantFrom('t1', 't2', 3), { nil: undefined }) }),
-      fc.record({ kind: fc.constant('answer' as const), id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('x', '1')) }),
+      fc.record({ kind: fc.constant('answer' as const), id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('x', '1')), error: fc.boolean() }),
       fc.record({ kind: fc.constant('cancel' as const), id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('x', '1')) }),
       fc.record({ kind: fc.constant('progress' as const), token: fc.constantFrom('t1', 't2', 3) }),
       fc.record({ kind: fc.constant('log' as const) }),
@@ -23,6 +24,8 @@ describe('RequestRelation', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
         const r = new RequestRelation();
+        // the client-facing transport: an answer sent through it, by whatever path, ends its request
+        const client = r.watch({ send: async () => undefined, start: async () => undefined, close: async () => undefined } as unknown as Transport);
         // the model: request key -> token
         const open = new Map<string, unknown>();
         // which open request a token names: the latest that carried it, until that one ends
@@ -40,7 +43,9 @@ describe('RequestRelation', () => {
             open.set(key(o.id), o.token);
             if (o.token !== undefined) owner.set(o.token, key(o.id));
           } else if (o.kind === 'answer') {
-            expect(r.fromUpstream(msg({ id: o.id, result: {} }))).toBeUndefined();
+            const answer = msg(o.error ? { id: o.id, error: { code: -32000, message: 'the upstream could not take it' } } : { id: o.id, result: {} });
+            expect(r.fromUpstream(answer)).toBeUndefined();
+            void client.send(answer);
             end(key(o.id));
           } else if (o.kind === 'cancel') {
             r.fromClient(msg({ method: 'notifications/cancelled', params: { requestId: o.id } }));
@@ -59,6 +64,15 @@ describe('RequestRelation', () => {
       }),
       timeBox(500, 2000),
     );
+  });
+
+  it("the server's cancellation of its own request goes where that request went", () => {
+    const r = new RequestRelation();
+    r.fromClient(msg({ id: 7, method: 'tools/call', params: {} }));
+    expect(r.fromUpstream(msg({ id: 0, method: 'sampling/createMessage', params: {} }))).toBe(7);
+    // a client request with the same id as the server's is not where the cancellation goes
+    r.fromClient(msg({ id: 0, method: 'ping' }));
+    expect(r.fromUpstream(msg({ method: 'notifications/cancelled', params: { requestId: 0 } }))).toBe(7);
   });
 
   it('remembers at most MAX_TRACKED requests; past it, their messages have no relation', () => {

@@ -7,16 +7,21 @@
  * HTTP server's messages as its client transport hands them on) no longer says which request that
  * was, so it is recovered here, in this order:
  *
- * - a response answers its own id (and ends that request's relation);
+ * - a response answers its own id;
  * - a progress notification belongs to the request that carried its `progressToken`;
- * - a cancellation belongs to the request it cancels;
+ * - the server's cancellation of a request of its own belongs where that request was sent;
  * - anything else belongs to the one client request in flight, when there is exactly one.
+ *
+ * A request is in flight until an answer to it is sent to the client, by whatever path (the
+ * upstream's, the budget's refusal, the proxy's own error when the upstream cannot take it):
+ * {@link RequestRelation.watch} sees every message the client-facing transport sends.
  *
  * Otherwise (no request in flight, or several and nothing to tell them apart) the message has no
  * relation and goes on the session's own stream, where it went before. What is remembered is
  * bounded per session ({@link MAX_TRACKED}); past it, new requests are not tracked and their
  * messages take the session's stream.
  */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRequestId } from '../core/request-ids.js';
 
@@ -33,6 +38,22 @@ export class RequestRelation {
   private readonly inflight = new Map<string, { id: RequestId; token?: string }>();
   /** Progress tokens of those requests, to their id's key. */
   private readonly tokens = new Map<string, string>();
+  /** The server's own requests sent on a client request's stream, to that request's key. */
+  private readonly serverRequests = new Map<string, string>();
+
+  /**
+   * Watch what `transport` (the client-facing one, innermost) sends: an answer to a request ends
+   * it, whoever wrote the answer. Returns the transport.
+   */
+  watch<T extends Transport>(transport: T): T {
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const m = message as Loose;
+      if (m.method === undefined && isRequestId(m.id)) this.forget(keyOf(m.id));
+      return send(message, options);
+    };
+    return transport;
+  }
 
   /** A message from the client, on its way upstream. */
   fromClient(message: JSONRPCMessage): void {
@@ -58,20 +79,21 @@ export class RequestRelation {
   /** A message from upstream, on its way to the client: the client request it belongs to, if one is known. */
   fromUpstream(message: JSONRPCMessage): RequestId | undefined {
     const m = message as Loose;
-    if (typeof m.method !== 'string') {
-      // a response: routed by its own id; its request is over
-      if (isRequestId(m.id) && (m.result !== undefined || m.error !== undefined)) this.forget(keyOf(m.id));
-      return undefined;
-    }
+    // a response is routed by its own id (its request ends when the answer is sent: see watch)
+    if (typeof m.method !== 'string') return undefined;
     if (m.method === 'notifications/progress' && isToken(m.params?.progressToken)) {
       const key = this.tokens.get(keyOf(m.params!.progressToken));
       return key === undefined ? undefined : this.inflight.get(key)?.id;
     }
     if (m.method === 'notifications/cancelled' && isRequestId(m.params?.requestId)) {
-      return this.inflight.get(keyOf(m.params!.requestId))?.id;
+      // a server cancels its own requests (a sampling request it no longer needs)
+      const key = this.serverRequests.get(keyOf(m.params!.requestId));
+      return key === undefined ? undefined : this.inflight.get(key)?.id;
     }
     if (this.inflight.size !== 1) return undefined;
-    return this.inflight.values().next().value!.id;
+    const [key, entry] = this.inflight.entries().next().value!;
+    if (isRequestId(m.id) && this.serverRequests.size < MAX_TRACKED) this.serverRequests.set(keyOf(m.id), key);
+    return entry.id;
   }
 
   /** Requests in flight (for tests). */
@@ -84,5 +106,6 @@ export class RequestRelation {
     if (entry === undefined) return;
     this.inflight.delete(key);
     if (entry.token !== undefined && this.tokens.get(entry.token) === key) this.tokens.delete(entry.token);
+    for (const [server, client] of this.serverRequests) if (client === key) this.serverRequests.delete(server);
   }
 }

@@ -9,8 +9,8 @@
  *   (`runProxy`), through in-process streams, so every upstream line goes through the same framing,
  *   matching and streamed budget as `mcp-budget proxy` on stdio.
  *
- * Both take `relate`: send each upstream message with the client request it belongs to
- * (relation.ts), so that a Streamable HTTP client gets progress, logging, sampling and
+ * Both take a `relation` (relation.ts, watching the client-facing transport): each upstream
+ * message is sent with the client request it belongs to, so that a Streamable HTTP client gets progress, logging, sampling and
  * elicitation on the stream of the call that caused them. Off for JSON answers, where a request's
  * answer carries nothing else and only the session's stream can.
  */
@@ -20,7 +20,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { UPSTREAM_GONE } from '../core/jsonrpc-errors.js';
 import { runProxy, type ProxyOptions } from '../proxy/proxy.js';
 import { isRequestId } from '../core/request-ids.js';
-import { RequestRelation } from './relation.js';
+import type { RequestRelation } from './relation.js';
 import { warningText } from '../../shared/warnings.js';
 
 /**
@@ -33,10 +33,9 @@ export async function relayTransports(
   upstream: Transport,
   warn: (text: string) => void,
   onClosed?: () => void,
-  relate = false,
+  relation?: RequestRelation,
 ): Promise<() => Promise<void>> {
   let closed = false;
-  const relation = relate ? new RequestRelation() : undefined;
   const closeBoth = async (): Promise<void> => {
     if (closed) return;
     closed = true;
@@ -84,8 +83,7 @@ export type BridgedProxyOptions = Omit<ProxyOptions, 'stdin' | 'stdout' | 'handl
  * sent back through the transport. Resolves with a function that ends the proxy (the server's
  * stdin is closed, then SIGTERM and SIGKILL after the proxy's grace periods) and waits for it.
  */
-export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOptions, warn: (text: string) => void, relate = false): Promise<() => Promise<void>> {
-  const relation = relate ? new RequestRelation() : undefined;
+export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOptions, warn: (text: string) => void, relation?: RequestRelation): Promise<() => Promise<void>> {
   const toProxy = new PassThrough();
   let tail: Buffer[] = [];
   const fromProxy = new Writable({
@@ -104,14 +102,15 @@ export async function bridgeStdioProxy(local: Transport, options: BridgedProxyOp
   // Lines from the proxy are bounded (tools/call results) or small enough to pass through whole.
   const deliver = (line: Buffer): void => {
     if (line.length === 0) return;
-    let message: JSONRPCMessage;
+    let parsed: JSONRPCMessage | JSONRPCMessage[];
     try {
-      message = JSON.parse(line.toString('utf8')) as JSONRPCMessage;
+      parsed = JSON.parse(line.toString('utf8')) as JSONRPCMessage | JSONRPCMessage[];
     } catch {
       warn('dropped a line from the proxy that is not JSON');
       return;
     }
-    sendRelated(local, message, relation, warn);
+    // a batch line is its messages, each sent on its own (as one array it reached no request's stream)
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) sendRelated(local, message, relation, warn);
   };
   let ended = false;
   const end = (): void => {
