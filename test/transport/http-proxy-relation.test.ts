@@ -136,6 +136,30 @@ describe('proxy --listen: a server message rides the stream of its request', () 
         expect(JSON.stringify(seen.at(-1)!.result)).toContain('sampled: hi');
       });
 
+      it("a call whose client dropped its stream still reaches the client: its sampling request goes on the session's stream", async () => {
+        const wire = new Wire(proxy.url);
+        await wire.initialize();
+        const session = await fetch(proxy.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': wire.session, 'MCP-Protocol-Version': '2025-06-18' } });
+        expect(session.status).toBe(200);
+        const abort = new AbortController();
+        const call = fetch(proxy.url, {
+          method: 'POST',
+          signal: abort.signal,
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18', 'Mcp-Session-Id': wire.session },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow_ask', arguments: {} } }),
+        });
+        // the call's stream is open (its headers came); the client drops it before the server asks
+        expect((await call).status).toBe(200);
+        abort.abort();
+        const first = (async () => {
+          for await (const m of messagesOf(session)) if (m.method === 'sampling/createMessage') return m;
+          return undefined;
+        })();
+        const seen = await Promise.race([first, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))]);
+        expect(seen?.method).toBe('sampling/createMessage');
+        await session.body?.cancel().catch(() => undefined);
+      });
+
       it('two calls in flight each get their own progress, on their own stream', async () => {
         const wire = new Wire(proxy.url);
         await wire.initialize();

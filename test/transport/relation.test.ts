@@ -83,3 +83,13 @@ describe('RequestRelation', () => {
     expect(r.fromUpstream(msg({ method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }))).toBe(7);
   });
 });
+
+describe('the SDK transport the relation reads', () => {
+  it("still has the two maps that say whether a request's stream is open (an SDK without them makes every stream count as open)", async () => {
+    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const inner = (t as unknown as { _webStandardTransport: { _requestToStreamMapping: unknown; _streamMapping: unknown } })._webStandardTransport;
+    expect(inner._requestToStreamMapping).toBeInstanceOf(Map);
+    expect(inner._streamMapping).toBeInstanceOf(Map);
+  });
+});

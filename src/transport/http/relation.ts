@@ -25,6 +25,22 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRequestId } from '../core/request-ids.js';
 
+/**
+ * Whether the answer stream of a request is open, read from the SDK's Streamable HTTP server
+ * transport (a request's stream can close before its answer when the client drops the POST; a
+ * message sent with it then goes nowhere, without an error). The SDK offers no public way to ask:
+ * its two maps are read when they are there, and every stream counts as open when they are not.
+ */
+function openStreamCheck(transport: Transport): (id: RequestId) => boolean {
+  const inner = (transport as { _webStandardTransport?: unknown })._webStandardTransport ?? transport;
+  const { _requestToStreamMapping: byRequest, _streamMapping: streams } = inner as { _requestToStreamMapping?: unknown; _streamMapping?: unknown };
+  if (!(byRequest instanceof Map) || !(streams instanceof Map)) return () => true;
+  return (id) => {
+    const stream = byRequest.get(id);
+    return stream !== undefined && streams.has(stream);
+  };
+}
+
 /** Client requests (and progress tokens) one session's relation remembers at most. */
 export const MAX_TRACKED = 1024;
 
@@ -40,12 +56,15 @@ export class RequestRelation {
   private readonly tokens = new Map<string, string>();
   /** The server's own requests sent on a client request's stream, to that request's key. */
   private readonly serverRequests = new Map<string, string>();
+  /** Whether a request's answer stream is still open, when the watched transport can tell. */
+  private streamOpen: (id: RequestId) => boolean = () => true;
 
   /**
    * Watch what `transport` (the client-facing one, innermost) sends: an answer to a request ends
    * it, whoever wrote the answer. Returns the transport.
    */
   watch<T extends Transport>(transport: T): T {
+    this.streamOpen = openStreamCheck(transport);
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
       const m = message as Loose;
@@ -76,8 +95,17 @@ export class RequestRelation {
     }
   }
 
-  /** A message from upstream, on its way to the client: the client request it belongs to, if one is known. */
+  /**
+   * A message from upstream, on its way to the client: the client request it belongs to, if one is
+   * known and its stream is still open (a client that dropped its call's stream still hears the
+   * call's messages on the session's stream, where they went before).
+   */
   fromUpstream(message: JSONRPCMessage): RequestId | undefined {
+    const id = this.related(message);
+    return id === undefined || this.streamOpen(id) ? id : undefined;
+  }
+
+  private related(message: JSONRPCMessage): RequestId | undefined {
     const m = message as Loose;
     // a response is routed by its own id (its request ends when the answer is sent: see watch)
     if (typeof m.method !== 'string') return undefined;
