@@ -7,7 +7,7 @@
  * Variants (store level, tinybench, the team service on SQLite the tools call, awaited as they await it):
  *   history 'general' (800,000 messages), limit 20: first page · depth 500,000 by keyset cursor ·
  *   the same page by OFFSET 500000 (the plain baseline, same SQL otherwise);
- *   list_tasks limit 20: first page · depth 50,000 by keyset cursor · the same by OFFSET;
+ *   task_list limit 20: first page · depth 50,000 by keyset cursor · the same by OFFSET;
  *   message_search limit 20, first page: rare word (10 matches) · common word (100,000 matches).
  * Tool level: one `mcp-budget serve` process driven by the SDK client over stdio, the same calls
  * (the deep cursor signed with a shared MCP_BUDGET_CURSOR_KEY), medians of client round trips;
@@ -137,9 +137,9 @@ bench
   .add('history: first page', async () => void (await store.history('general', undefined, PAGE)))
   .add('history: depth 500k, keyset cursor', async () => void (await store.history('general', deepMsg, PAGE)))
   .add('history: depth 500k, OFFSET (baseline)', () => void offsetHistory.all(general, PAGE + 1, DEPTH_MESSAGES))
-  .add('list_tasks: first page', async () => void (await store.listTasks({}, undefined, PAGE)))
-  .add('list_tasks: depth 50k, keyset cursor', async () => void (await store.listTasks({}, deepTask, PAGE)))
-  .add('list_tasks: depth 50k, OFFSET (baseline)', () => void offsetTasks.all(PAGE + 1, DEPTH_TASKS))
+  .add('task_list: first page', async () => void (await store.listTasks({}, undefined, PAGE)))
+  .add('task_list: depth 50k, keyset cursor', async () => void (await store.listTasks({}, deepTask, PAGE)))
+  .add('task_list: depth 50k, OFFSET (baseline)', () => void offsetTasks.all(PAGE + 1, DEPTH_TASKS))
   .add('message_search: rare word (10 matches)', async () => void (await store.searchMessages('quokka', undefined, { hi: snap }, PAGE)))
   .add('message_search: common word (100k matches)', async () => void (await store.searchMessages('status', undefined, { hi: snap }, PAGE)));
 await bench.run();
@@ -162,7 +162,7 @@ const calls: [string, string, Record<string, unknown>][] = [
   ['message_history_read, depth 500k by cursor', 'message_history_read', { channel: 'general', cursor: deepCursor }],
   ['message_search, rare word', 'message_search', { q: 'quokka' }],
   ['message_search, common word', 'message_search', { q: 'status' }],
-  ['list_tasks, first page', 'list_tasks', {}],
+  ['task_list, first page', 'task_list', {}],
 ];
 const toolRows: (string | number)[][] = [];
 for (const [label, name, args] of calls) {

@@ -13,12 +13,11 @@ import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { usageError } from '../cli/args.js';
-import { withExecReports } from '../exec/index.js';
 import type { BudgetOptions } from '../engine/index.js';
 import { createWorkspaceServer, type ServerOptions, type WorkspaceServer } from '../server/create-server.js';
 import type { McpHttpApp } from '../transport/http/http-server.js';
 import type { TruncationListener } from '../transport/core/response-budget.js';
-import { toolCatalogOf, withResultBudget, type ResultBudgetOptions } from '../transport/decorator/with-result-budget.js';
+import { toolCatalogOf, type ResultBudgetOptions } from '../transport/decorator/with-result-budget.js';
 import { httpOptionsFrom, runHttpListener, type ListeningArgs } from './http-listen.js';
 
 /** Idle workspace servers kept for reuse in stateless mode. @default 8 */
@@ -77,7 +76,7 @@ export async function runServeHttp(
       // Stateless: one transport per request, so no handle could be read back; no continuation is offered.
       const options: ResultBudgetOptions = stateless ? { ...budget, tools: catalog, continuation: false } : { ...budget };
       if (cutLog !== undefined) options.onTruncated = cutLog(() => transport.sessionId);
-      await ws.server.connect(withResultBudget(withExecReports(transport), options));
+      await ws.connect(transport, options);
       return async () => {
         if (stateless && !closing && pool.length < STATELESS_POOL_SIZE) {
           // The transport is closed, so the server is free to connect again.

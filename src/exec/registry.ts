@@ -30,7 +30,7 @@ export interface ExecAction {
 /**
  * `domain.verb` from a tool name: the first word is the domain (`git_create_branch` →
  * `git.create_branch`), unless the last word is the plural of a domain some other tool starts
- * with (`list_tasks` → `task.list`, since `task_get` exists).
+ * with (`task_list` → `task.list`, since `task_get` exists).
  */
 export function actionNameOf(tool: string, firstWords: ReadonlySet<string>): string {
   const words = tool.split('_');

@@ -9,7 +9,7 @@ import { Workspace } from '../fs/confine.js';
 import { CursorCodec } from '../shared/cursor.js';
 import { resolveLimits, type BudgetOptions } from '../engine/index.js';
 import type { TruncationListener } from '../transport/core/response-budget.js';
-import { withResultBudget } from '../transport/decorator/with-result-budget.js';
+import { withResultBudget, type ResultBudgetOptions } from '../transport/decorator/with-result-budget.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { InventoryRow, ToolContext } from './tool-kinds.js';
 import { pageBudgetFor, type DeclaredTool } from '../tools/index.js';
@@ -18,7 +18,7 @@ import { registerWorkspaceTools } from './workspace-tools.js';
 import { registerTeamTools } from './team-tools.js';
 import { TeamSession, type TeamSessionOptions } from '../team/index.js';
 import { registerExecTool } from './exec-tool.js';
-import { leanToolListing } from './tool-listing.js';
+import { leanToolListing, withToolAliases } from './tool-listing.js';
 import { withExecReports, type ActionRegistry } from '../exec/index.js';
 
 export const SERVER_NAME = 'mcp-result-budget-workspace';
@@ -56,8 +56,12 @@ export interface WorkspaceServer {
   tools: readonly DeclaredTool[];
   /** Run one `exec` action through the call pipeline as the server's own member (`mcp-budget exec`). */
   exec(action: string, input: unknown): Promise<CallToolResult>;
-  /** Connect over a transport; the transport is wrapped with the result budget. */
-  connect(transport: Transport): Promise<void>;
+  /**
+   * Connect a transport through the one wrapper chain every route takes (old tool names, exec's
+   * report key, the result budget). `options` replaces the budget's options (HTTP passes a
+   * stateless catalog and its cut log).
+   */
+  connect(transport: Transport, options?: ResultBudgetOptions): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -107,7 +111,7 @@ export async function createWorkspaceServer(
     tools: ctx.declared ?? [],
     exec: (action, input) => exec.run(action, input),
     // exec's answers move under the report key once the budget has passed them
-    connect: (transport) => server.connect(withResultBudget(withExecReports(transport), onTruncated === undefined ? budget : { ...budget, onTruncated })),
+    connect: (transport, options) => server.connect(withResultBudget(withExecReports(withToolAliases(transport)), options ?? (onTruncated === undefined ? budget : { ...budget, onTruncated }))),
     close: async () => {
       browser?.close();
       await server.close();

@@ -1,6 +1,6 @@
 /**
- * The task tools of `mcp-budget serve`: browse (`list_tasks`, exact filters), lookup
- * (`search_tasks`, text and identity, the surface for dedupe), detail (`task_get` with its own
+ * The task tools of `mcp-budget serve`: browse (`task_list`, exact filters), lookup
+ * (`task_search`, text and identity, the surface for dedupe), detail (`task_get` with its own
  * comments page), mutations with caps checked before one transaction, and `task_options` (a
  * field's options, or with `q` the role-scoped member query mode; not a dedupe surface).
  */
@@ -70,11 +70,11 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
   defineListTool(
     ctx,
     {
-      name: 'list_tasks',
+      name: 'task_list',
       title: 'List tasks',
       action: 'task.read',
-      entryPoint: `${ENTRY}#list_tasks`,
-      description: 'Browse tasks, most recently updated first, with exact filters (status, assignee, label). To find a task by text or key, use search_tasks.',
+      entryPoint: `${ENTRY}#task_list`,
+      description: 'Browse tasks, most recently updated first, with exact filters (status, assignee, label). To find a task by text or key, use task_search.',
       args: { status: statusArg.optional().describe('Only tasks in this status.'), assignee: z.string().max(256).optional().describe('Member name.'), label: z.string().max(256).optional().describe('Only tasks with this label.') },
       limit: { ...TEAM_PAGE_LIMITS.listTasks, overMax: 'refuse' },
       row: {
@@ -96,14 +96,14 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
         return { tasks: items.slice(0, n), has_more: more, ...(more && last !== undefined ? { next_cursor: cursors.encode('tasks', store.storeId, bind, timePosition(last.updated_at, last)) } : {}) };
       }),
     },
-    { tool: 'search_tasks', surface: 'team' },
+    { tool: 'task_search', surface: 'team' },
   );
 
   defineSearchTool(ctx, {
-    name: 'search_tasks',
+    name: 'task_search',
     title: 'Search tasks',
     action: 'task.read',
-    entryPoint: `${ENTRY}#search_tasks`,
+    entryPoint: `${ENTRY}#task_search`,
     description: 'Find tasks by words in title and body (best match first), or by id or key (T-123 finds that task first). Use it to check whether a task exists before creating one.',
     args: { status: statusArg.optional().describe('Only tasks in this status.') },
     query: { name: 'q', required: true, maxChars: TEAM_READ_LIMITS.maxQueryChars, description: 'Words, or a task id or key such as T-123 (required).' },
@@ -178,7 +178,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     title: 'Create task',
     action: 'task.create',
     entryPoint: `${ENTRY}#task_create`,
-    description: `Create a task (search_tasks first to avoid a duplicate). Title at most ${TEAM_INPUT_CAPS.maxTitleBytes} bytes; over a cap nothing is written.`,
+    description: `Create a task (task_search first to avoid a duplicate). Title at most ${TEAM_INPUT_CAPS.maxTitleBytes} bytes; over a cap nothing is written.`,
     args: { title: z.string().describe('Title.'), assignee: z.string().optional().describe('Member name.'), ...taskFields },
     caps: TASK_CAPS,
     row: mutationRow,
@@ -234,7 +234,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     action: 'task.read',
     entryPoint: `${ENTRY}#task_options`,
     description:
-      'Values a task field accepts: status, priority, label (labels in use) or assignee (members you may see). With field "assignee", q finds members whose name contains it. Not for finding tasks: use search_tasks.',
+      'Values a task field accepts: status, priority, label (labels in use) or assignee (members you may see). With field "assignee", q finds members whose name contains it. Not for finding tasks: use task_search.',
     args: { field: z.enum(FIELDS).describe('status, priority, label or assignee.') },
     query: { name: 'q', required: false, maxChars: TEAM_INPUT_CAPS.maxNameBytes, description: 'Only with field "assignee": part of a member name (case-insensitive).' },
     limit: { ...TEAM_PAGE_LIMITS.options, overMax: 'refuse' },
@@ -246,7 +246,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
     },
     outputSchema: { field: z.string(), options: z.array(z.object({ value: z.string(), role: z.string().optional() })), ...pageFields },
     run: withTeam(async ({ field, query, limit, cursor }, { store, me }) => {
-      if (query !== undefined && field !== 'assignee') throw new WorkspaceError('INVALID_PARAMS', '`q` is only for field "assignee" (member query mode); to find tasks use search_tasks.');
+      if (query !== undefined && field !== 'assignee') throw new WorkspaceError('INVALID_PARAMS', '`q` is only for field "assignee" (member query mode); to find tasks use task_search.');
       const bind = [field, query ?? null, me.id];
       const after = cursor === undefined ? undefined : String(cursors.decode('options', store.storeId, bind, cursor).v);
       let options: { value: string; role?: string }[];

@@ -7,7 +7,8 @@
  * against; only the text a client receives changes.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 type Json = Record<string, unknown>;
 type Handler = (request: unknown, extra: unknown) => Promise<unknown>;
@@ -71,4 +72,42 @@ export function leanToolListing(server: McpServer): void {
     const result = (await original(request, extra)) as Json;
     return { ...result, tools: Array.isArray(result.tools) ? result.tools.map(leanTool) : [] } as never;
   });
+}
+
+/** Old tool names, still answered (not listed): a client or a prompt written for them keeps working. */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({ list_tasks: 'task_list', search_tasks: 'task_search' });
+
+/**
+ * Answer `tools/call` for an old name as the tool's current one. The name is rewritten as the
+ * message comes in, under every layer above (the result budget finds the tool's output schema by
+ * the name it sees, so it must see the current one). The transport's `onmessage` may be an
+ * accessor (the SDK's HTTP transport forwards it): the wrapped handler goes through it.
+ */
+export function withToolAliases<T extends Transport>(transport: T, aliases: Readonly<Record<string, string>> = TOOL_ALIASES): T {
+  const renamed = (message: JSONRPCMessage): JSONRPCMessage => {
+    const m = message as { method?: unknown; params?: { name?: unknown } };
+    const name = m.params?.name;
+    if (m.method !== 'tools/call' || typeof name !== 'string' || !Object.hasOwn(aliases, name)) return message;
+    return { ...message, params: { ...m.params, name: aliases[name] } } as JSONRPCMessage;
+  };
+  let owner: object | null = transport;
+  let inherited: PropertyDescriptor | undefined;
+  while (owner !== null && inherited === undefined) {
+    inherited = Object.getOwnPropertyDescriptor(owner, 'onmessage');
+    owner = Object.getPrototypeOf(owner) as object | null;
+  }
+  const accessor = inherited?.set !== undefined ? inherited : undefined;
+  let stored: Transport['onmessage'] = accessor === undefined ? (inherited?.value as Transport['onmessage']) : undefined;
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => (accessor !== undefined ? (accessor.get?.call(transport) as Transport['onmessage']) : stored),
+    set: (handler: Transport['onmessage']) => {
+      const wrapped: Transport['onmessage'] = handler === undefined ? undefined : (message, extra) => handler(renamed(message), extra);
+      if (accessor !== undefined) accessor.set!.call(transport, wrapped);
+      else stored = wrapped;
+    },
+  });
+  if (stored !== undefined) transport.onmessage = stored;
+  return transport;
 }

@@ -10,9 +10,9 @@ export const TEAM_PAGE_LIMITS = Object.freeze({
   history: { default: 20, max: 100 },
   /** `message_search`: bm25 order. */
   messageSearch: { default: 20, max: 100 },
-  /** `list_tasks`: updated_at desc. */
+  /** `task_list`: updated_at desc. */
   listTasks: { default: 20, max: 100 },
-  /** `search_tasks`: identity hit first, then bm25 order. */
+  /** `task_search`: identity hit first, then bm25 order. */
   searchTasks: { default: 20, max: 100 },
   /** The comments section of `task_get`. */
   comments: { default: 10, max: 100 },

@@ -42,5 +42,5 @@ export function noReplyTarget(id: number): TeamError {
 
 /** A task id the store does not have. */
 export function noTask(id: number): TeamError {
-  return new TeamError('NOT_FOUND', `No task T-${id}. Use search_tasks to find a task by its title or text.`);
+  return new TeamError('NOT_FOUND', `No task T-${id}. Use task_search to find a task by its title or text.`);
 }

@@ -1,5 +1,5 @@
 /**
- * The `list_tasks` query: newest change first by the keyset (updated_at, id); with a label, paged
+ * The `task_list` query: newest change first by the keyset (updated_at, id); with a label, paged
  * on the label index (label, updated_at, task_id) and joined to the tasks; status and assignee as
  * filters; limit+1 rows. The caller gives the columns and the assignee's member id.
  */

@@ -98,7 +98,7 @@ describe('every help example runs as printed', { timeout: 60_000 }, () => {
     // the team surfaces answer the administrator, who is now the store's owner
     const tasks = runCli(['exec', 'task.list', '--input', '{}'], { cwd: ws, env });
     expect(tasks.code, tasks.stdout + tasks.stderr).toBe(0);
-    const members = await withClient(serve.args, async (c) => c.callTool({ name: 'list_tasks', arguments: {} }));
+    const members = await withClient(serve.args, async (c) => c.callTool({ name: 'task_list', arguments: {} }));
     expect(members.isError ?? false).toBe(false);
   });
 

@@ -47,8 +47,8 @@ describe('the exec action inventory', () => {
   it('action names: domain.verb from the tool name, plural nouns moved to the front', () => {
     const domains = new Set(['git', 'task', 'workspace']);
     expect(actionNameOf('git_create_branch', domains)).toBe('git.create_branch');
-    expect(actionNameOf('list_tasks', domains)).toBe('task.list');
-    expect(actionNameOf('search_tasks', domains)).toBe('task.search');
+    expect(actionNameOf('task_list', domains)).toBe('task.list');
+    expect(actionNameOf('task_search', domains)).toBe('task.search');
     expect(actionNameOf('git_tags', domains)).toBe('git.tags');
     expect(actionNameOf('workspace_search_files', domains)).toBe('workspace.search_files');
   });

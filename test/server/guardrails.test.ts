@@ -50,8 +50,8 @@ const PAGED: Record<string, { args: Record<string, unknown>; items: string }> = 
   message_history_read: { args: { channel: 'general' }, items: 'messages' },
   message_search: { args: { q: 'hello' }, items: 'matches' },
   inbox_read: { args: {}, items: 'messages' },
-  list_tasks: { args: {}, items: 'tasks' },
-  search_tasks: { args: { q: 'hello' }, items: 'tasks' },
+  task_list: { args: {}, items: 'tasks' },
+  task_search: { args: { q: 'hello' }, items: 'tasks' },
   task_options: { args: { field: 'status' }, items: 'options' },
 };
 
@@ -66,7 +66,7 @@ const QUERY_HINT: Record<string, string> = {
   git_stashes: 'the `match` argument',
   message_history_read: 'message_search',
   inbox_read: 'message_search',
-  list_tasks: 'search_tasks',
+  task_list: 'task_search',
 };
 
 let tree: ReturnType<typeof tempTree>;
@@ -162,8 +162,8 @@ describe('the tool inventory', () => {
       message_history_read: TEAM_PAGE_LIMITS.history,
       message_search: TEAM_PAGE_LIMITS.messageSearch,
       inbox_read: TEAM_PAGE_LIMITS.inbox,
-      list_tasks: TEAM_PAGE_LIMITS.listTasks,
-      search_tasks: TEAM_PAGE_LIMITS.searchTasks,
+      task_list: TEAM_PAGE_LIMITS.listTasks,
+      task_search: TEAM_PAGE_LIMITS.searchTasks,
       task_options: TEAM_PAGE_LIMITS.options,
     };
     for (const row of inventory.tools) {
@@ -175,7 +175,7 @@ describe('the tool inventory', () => {
         ? 'git-tools'
         : /^(message_|inbox_)/.test(row.name)
           ? 'team-tools'
-          : /^(task_|list_tasks|search_tasks)/.test(row.name)
+          : /^(task_|task_list|task_search)/.test(row.name)
             ? 'team-task-tools'
             : row.name === 'exec'
               ? 'exec-tool'
@@ -251,7 +251,7 @@ describe('limits, queries and the search tool', () => {
   it('list tools reject q / query / search and point to the search tool', async () => {
     const lists = inventory.tools.filter((r) => r.classification === 'browse/list');
     expect(lists.map((r) => r.name).sort()).toEqual([
-      'git_branches', 'git_log', 'git_stashes', 'git_status', 'git_tags', 'inbox_read', 'list_tasks', 'message_history_read', 'workspace_list_dir', 'workspace_scan',
+      'git_branches', 'git_log', 'git_stashes', 'git_status', 'git_tags', 'inbox_read', 'message_history_read', 'task_list', 'workspace_list_dir', 'workspace_scan',
     ]);
     for (const row of lists) {
       for (const q of QUERY_ARGS) {
@@ -270,7 +270,7 @@ describe('limits, queries and the search tool', () => {
     const ACTION: Record<string, string> = {
       workspace_list_dir: 'workspace.list_dir', workspace_scan: 'workspace.scan', workspace_search_files: 'workspace.search_files',
       git_status: 'git.status', git_log: 'git.log', git_branches: 'git.branches', git_tags: 'git.tags', git_stashes: 'git.stashes',
-      message_history_read: 'message.history_read', inbox_read: 'inbox.read', list_tasks: 'task.list', message_search: 'message.search', search_tasks: 'task.search',
+      message_history_read: 'message.history_read', inbox_read: 'inbox.read', task_list: 'task.list', message_search: 'message.search', task_search: 'task.search',
     };
     for (const [tool, hint] of Object.entries(QUERY_HINT)) {
       for (const q of QUERY_ARGS) {

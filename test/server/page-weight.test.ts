@@ -65,7 +65,7 @@ describe.each([8192, 16384, 32768, 65536])('at a %i-byte budget', (maxBytes) => 
 
   for (const [tool, args, items] of [
     ['message_history_read', { channel: 'w' }, 'messages'],
-    ['list_tasks', {}, 'tasks'],
+    ['task_list', {}, 'tasks'],
     ['message_search', { q: 'findme' }, 'matches'],
   ] as const) {
     it(`${tool}: never cut, every row once, pages that stop early use the budget`, async () => {

@@ -104,8 +104,8 @@ for (const engine of ENGINES) {
         ['message_history_read', { channel: 'general' }],
         ['message_search', { q: 'future' }],
         ['message_get', { id: 1 }],
-        ['list_tasks', {}],
-        ['search_tasks', { q: 'seed' }],
+        ['task_list', {}],
+        ['task_search', { q: 'seed' }],
         ['task_get', { id: 1 }],
       ];
       for (const [tool, args] of reads) {
@@ -221,7 +221,7 @@ for (const engine of ENGINES) {
       const messages = await walk('message_history_read', { channel: 'walk' }, 'messages', 'cursor', 'next_cursor');
       expect(messages).toHaveLength(4);
       expect(new Set(messages).size).toBe(4);
-      const tasks = await walk('list_tasks', {}, 'tasks', 'cursor', 'next_cursor');
+      const tasks = await walk('task_list', {}, 'tasks', 'cursor', 'next_cursor');
       expect(new Set(tasks).size).toBe(tasks.length);
       expect(tasks.length).toBeGreaterThanOrEqual(5);
       const comments = await walk('task_get', { id: 2 }, 'comments', 'comments_cursor', 'comments_next_cursor', 'comments_limit');
@@ -236,18 +236,18 @@ for (const engine of ENGINES) {
          UPDATE comments SET body = CAST('blob comment' AS BLOB) WHERE body = 'c0'; UPDATE comments SET created_at = 'later' WHERE body = 'c3'`,
       );
       expect(await walk('message_history_read', { channel: 'walk' }, 'messages', 'cursor', 'next_cursor')).toHaveLength(4);
-      expect(new Set(await walk('list_tasks', {}, 'tasks', 'cursor', 'next_cursor')).size).toBe(tasks.length);
+      expect(new Set(await walk('task_list', {}, 'tasks', 'cursor', 'next_cursor')).size).toBe(tasks.length);
       expect(await walk('task_get', { id: 2 }, 'comments', 'comments_cursor', 'comments_next_cursor', 'comments_limit')).toHaveLength(4);
       for (const [tool, args] of [
         ['message_search', { q: 'blob' }],
-        ['search_tasks', { q: 'walk' }],
-        ['list_tasks', { limit: 50 }],
+        ['task_search', { q: 'walk' }],
+        ['task_list', { limit: 50 }],
         ['message_history_read', { channel: 'walk', limit: 10 }],
       ] as const) {
         const r = await call(owner.client, tool, args);
         expect(r.isError, `${tool}: ${r.content?.[0]?.text}`).not.toBe(true);
       }
-      const blobTask = (await call(owner.client, 'list_tasks', { limit: 50 })).structuredContent?.tasks as { id: number; title: string }[];
+      const blobTask = (await call(owner.client, 'task_list', { limit: 50 })).structuredContent?.tasks as { id: number; title: string }[];
       const id = blobTask.find((t) => t.title === 'blob title')?.id;
       expect(id).toBeDefined();
       const one = await call(owner.client, 'task_get', { id });

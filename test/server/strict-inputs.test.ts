@@ -52,7 +52,7 @@ describe('strict inputs', () => {
       expect(viaExec.content?.[0]?.text, action.name).toMatch(/^INVALID_PARAMS: .*Unknown arguments `zz_unknown`, `zz_other`: /);
     }
     // nothing was written by any refused mutation
-    const tasks = (await client.callTool({ name: 'list_tasks', arguments: {} })) as { structuredContent?: { tasks?: unknown[] } };
+    const tasks = (await client.callTool({ name: 'task_list', arguments: {} })) as { structuredContent?: { tasks?: unknown[] } };
     expect(tasks.structuredContent?.tasks ?? []).toEqual([]);
   });
 

@@ -127,8 +127,8 @@ async function matrix(target: string, open: () => Promise<TeamStore>): Promise<v
           }
           return { ack_cursor: acks[role] };
         }
-        case 'list_tasks': return {};
-        case 'search_tasks': return { q: 'task' };
+        case 'task_list': return {};
+        case 'task_search': return { q: 'task' };
         case 'task_get': return { id: ids.ownersTask };
         case 'task_options': return { field: 'status' };
         case 'task_create': return { title: `by ${role}` };
@@ -172,7 +172,7 @@ async function matrix(target: string, open: () => Promise<TeamStore>): Promise<v
 
     // A filter cannot tell who is on the team: a member the caller may not see answers as an unknown name.
     const unseen = async (role: Role, name: string): Promise<string> => {
-      const r = (await clients[role].callTool({ name: 'list_tasks', arguments: { assignee: name } })) as Result;
+      const r = (await clients[role].callTool({ name: 'task_list', arguments: { assignee: name } })) as Result;
       return r.isError === true ? String(r.content?.[0]?.text).replace(JSON.stringify(name), 'NAME') : 'listed';
     };
     const nobody = await unseen('guest', 'zzz-nobody');

@@ -143,13 +143,13 @@ for (const engine of ENGINES) {
         expect(new Set(seen).size).toBe(MESSAGES);
       });
 
-      it('list_tasks returns every task exactly once, last updated first, with exact filters', async () => {
+      it('task_list returns every task exactly once, last updated first, with exact filters', async () => {
         const [a, b] = await Promise.all([as('olga'), as('lee')]);
         const walk = async (args: Record<string, unknown>): Promise<number[]> => {
           const ids: number[] = [];
           let cursor: string | undefined;
           for (;;) {
-            const page: Page<'tasks'> = await callOk(a.client, 'list_tasks', { ...args, limit: 17, ...(cursor ? { cursor } : {}) });
+            const page: Page<'tasks'> = await callOk(a.client, 'task_list', { ...args, limit: 17, ...(cursor ? { cursor } : {}) });
             ids.push(...page.tasks.map((t) => t.id));
             await callOk(b.client, 'task_create', { title: 'created during the walk', labels: ['ops'], status: 'open' });
             if (!page.has_more) return ids;
@@ -163,12 +163,12 @@ for (const engine of ENGINES) {
         expect(urgent).toEqual(Array.from({ length: TASKS / 5 }, (_, i) => TASKS - 4 - 5 * i));
         const miaOpen = await walk({ assignee: 'mia', status: 'open' });
         expect(miaOpen.every((id) => id % 2 === 0 && (id - 1) % 3 !== 0)).toBe(true);
-        expect(await callErr(a.client, 'list_tasks', { q: 'routine' })).toMatch(/^MCP error -32602: Input validation error: .*does not take `q`; use search_tasks/);
+        expect(await callErr(a.client, 'task_list', { q: 'routine' })).toMatch(/^MCP error -32602: Input validation error: .*does not take `q`; use task_search/);
       });
     });
 
     describe('search', () => {
-      it('message_search finds a planted word with a bounded snippet; search_tasks finds by text and by key', async () => {
+      it('message_search finds a planted word with a bounded snippet; task_search finds by text and by key', async () => {
         const c = await as('olga');
         const hits = await callOk<{ matches: { body: string; snippet: string; score: number }[]; has_more: boolean }>(c.client, 'message_search', { q: 'quokka' });
         expect(hits.matches.map((m) => m.body)).toEqual(['update 137 the quokka was seen']);
@@ -178,9 +178,9 @@ for (const engine of ENGINES) {
         expect(common.has_more).toBe(true);
         const next = await callOk<Page<'matches'>>(c.client, 'message_search', { q: 'update', channel: 'general', limit: 100, cursor: common.next_cursor });
         expect(new Set([...common.matches, ...next.matches].map((m) => m.id)).size).toBe(common.matches.length + next.matches.length);
-        const pangolin = await callOk<{ tasks: { key: string }[] }>(c.client, 'search_tasks', { q: 'pangolin' });
+        const pangolin = await callOk<{ tasks: { key: string }[] }>(c.client, 'task_search', { q: 'pangolin' });
         expect(pangolin.tasks.map((t) => t.key)).toEqual(['T-43']);
-        const byKey = await callOk<{ tasks: { key: string; score: number | null }[] }>(c.client, 'search_tasks', { q: 'T-7' });
+        const byKey = await callOk<{ tasks: { key: string; score: number | null }[] }>(c.client, 'task_search', { q: 'T-7' });
         expect(byKey.tasks[0]).toMatchObject({ key: 'T-7', score: null });
         expect(await callErr(c.client, 'message_history_read', { channel: 'general', search: 'x' })).toMatch(/^MCP error -32602: Input validation error: .*does not take `search`; use message_search/);
       });
@@ -204,7 +204,7 @@ for (const engine of ENGINES) {
         const status = await callOk<{ options: { value: string }[]; has_more: boolean; next_cursor?: string }>(c.client, 'task_options', { field: 'status', limit: 3 });
         const rest = await callOk<{ options: { value: string }[] }>(c.client, 'task_options', { field: 'status', limit: 3, cursor: status.next_cursor });
         expect([...status.options, ...rest.options].map((o) => o.value)).toEqual(['open', 'in_progress', 'blocked', 'done', 'cancelled']);
-        expect(await callErr(c.client, 'task_options', { field: 'label', q: 'x' })).toMatch(/^INVALID_PARAMS: .*search_tasks/);
+        expect(await callErr(c.client, 'task_options', { field: 'label', q: 'x' })).toMatch(/^INVALID_PARAMS: .*task_search/);
       });
     });
 
@@ -270,11 +270,11 @@ for (const engine of ENGINES) {
         expect(await callErr(c.client, 'message_send', { channel: 'general', body: 'x'.repeat(16 * 1024 + 1) })).toMatch(/^INPUT_TOO_LARGE: .*maxMessageBytes.*16384/);
         expect(await callErr(c.client, 'message_send', { channel: 'general', body: 'hi', to: Array.from({ length: 51 }, () => 'mia') })).toMatch(/maxRecipients/);
         expect(await top()).toBe(before);
-        const lastTask = (await callOk<Page<'tasks'>>(c.client, 'list_tasks', { limit: 1 })).tasks[0]!.id;
+        const lastTask = (await callOk<Page<'tasks'>>(c.client, 'task_list', { limit: 1 })).tasks[0]!.id;
         expect(await callErr(c.client, 'task_create', { title: 'many labels', labels: Array.from({ length: 21 }, (_, i) => `l${i}`) })).toMatch(/^INPUT_TOO_LARGE: .*maxLabels/);
         expect(await callErr(c.client, 'task_create', { title: 't'.repeat(201) })).toMatch(/maxTitleBytes/);
         expect(await callErr(c.client, 'task_comment', { id: 1, body: 'c'.repeat(16 * 1024 + 1) })).toMatch(/maxCommentBytes/);
-        expect((await callOk<Page<'tasks'>>(c.client, 'list_tasks', { limit: 1 })).tasks[0]!.id).toBe(lastTask);
+        expect((await callOk<Page<'tasks'>>(c.client, 'task_list', { limit: 1 })).tasks[0]!.id).toBe(lastTask);
         expect(await callErr(c.client, 'message_history_read', { channel: 'nowhere' })).toMatch(/^NOT_FOUND: /);
         expect(await callErr(c.client, 'task_get', { id: 'T-999999' })).toMatch(/^NOT_FOUND: /);
         const page = await callOk<Page<'messages'>>(c.client, 'message_history_read', { channel: 'general', limit: 5 });
@@ -282,7 +282,7 @@ for (const engine of ENGINES) {
         const altered = cur.slice(0, 10) + (cur[10] === 'A' ? 'B' : 'A') + cur.slice(11);
         expect(await callErr(c.client, 'message_history_read', { channel: 'general', cursor: altered })).toMatch(/^INVALID_CURSOR: /);
         expect(await callErr(c.client, 'message_history_read', { channel: 'ops', cursor: cur })).toMatch(/^INVALID_CURSOR: /);
-        expect(await callErr(c.client, 'list_tasks', { cursor: cur })).toMatch(/^INVALID_CURSOR: /);
+        expect(await callErr(c.client, 'task_list', { cursor: cur })).toMatch(/^INVALID_CURSOR: /);
         const detail = await callOk<{ task: { key: string }; comments: unknown[]; comments_has_more: boolean }>(c.client, 'task_get', { id: 'T-1' });
         expect(detail.task.key).toBe('T-1');
       });
