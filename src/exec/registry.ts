@@ -30,7 +30,8 @@ export interface ExecAction {
 /**
  * `domain.verb` from a tool name: the first word is the domain (`git_create_branch` →
  * `git.create_branch`), unless the last word is the plural of a domain some other tool starts
- * with (`task_list` → `task.list`, since `task_get` exists).
+ * with (a `list_tasks` would be `task.list`, since `task_get` exists; the task tools are named
+ * `task_*` now, and the rule stays for any tool named that way).
  */
 export function actionNameOf(tool: string, firstWords: ReadonlySet<string>): string {
   const words = tool.split('_');
