@@ -16,7 +16,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { WorkspaceError, type DirHandle, type Workspace } from './confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { GlobPlan, MAX_QUERY_BYTES } from './glob-pattern.js';
+import { GlobPlan, MAX_GLOB_MATCH_COST, MAX_QUERY_BYTES } from './glob-pattern.js';
 import { GlobWalk, type WalkLimits, type WalkPosition } from './glob-walk.js';
 
 export { MAX_QUERY_BYTES, checkQuery } from './glob-pattern.js';
@@ -133,8 +133,11 @@ const GLOB_SYNTAX = /[*?[\]{}\\/|"]|[@!+]\(/;
 /** Characters the glob parser reads as syntax somewhere, escaped when a plain word is written as a glob. */
 const PLAIN_ESCAPED = /[()!@+^$,]/g;
 
-/** The longest plain word: its contains-glob (`*word*`) must stay within the glob's matching cost. */
-export const MAX_PLAIN_WORD_CHARS = 250;
+/**
+ * The longest plain word: its contains-glob (`*word*`, or `{*.word*,.word*}` for a dot word) costs
+ * about its length and a few steps more, within the glob's matching cost.
+ */
+export const MAX_PLAIN_WORD_CHARS = MAX_GLOB_MATCH_COST - 6;
 
 /** The most bytes a plain word's glob may take: up to four a letter (`[aA]`) and five more. */
 const PLAIN_GLOB_BYTES = MAX_QUERY_BYTES * 4 + 5;

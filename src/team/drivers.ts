@@ -12,11 +12,21 @@ import { TeamError } from './types.js';
 
 const require = createRequire(import.meta.url);
 
-/** The version ranges the package is built and tested against (its optional dependencies). */
+/** The drivers, and the stores that need them. */
 export const DRIVERS = Object.freeze({
-  sqlite: { name: 'better-sqlite3', range: '12', store: 'the SQLite team store' },
-  pg: { name: 'pg', range: '8', store: 'a PostgreSQL team store' },
+  sqlite: { name: 'better-sqlite3', store: 'the SQLite team store' },
+  pg: { name: 'pg', store: 'a PostgreSQL team store' },
 });
+
+/** The major version the package pins a driver at (its optional dependencies, read from its own package.json). */
+function majorOf(name: string): string {
+  try {
+    const pkg = require('../../package.json') as { optionalDependencies?: Record<string, string> };
+    return /\d+/.exec(pkg.optionalDependencies?.[name] ?? '')?.[0] ?? 'latest';
+  } catch {
+    return 'latest';
+  }
+}
 
 type Driver = (typeof DRIVERS)[keyof typeof DRIVERS];
 
@@ -41,7 +51,7 @@ function load<T>(driver: Driver, check: (loaded: T) => void = () => {}): T {
     throw new TeamError(
       'STORE_DRIVER_MISSING',
       `${driver.store[0]!.toUpperCase()}${driver.store.slice(1)} needs the package ${driver.name}, which ${why}. ` +
-        `Install it beside mcp-result-budget (npm install ${driver.name}@${driver.range}), or install mcp-result-budget without --omit=optional; ` +
+        `Install it beside mcp-result-budget (npm install ${driver.name}@${majorOf(driver.name)}), or install mcp-result-budget without --omit=optional; ` +
         'the decorator and the proxy never need it, nor does serve while the workspace has no team store (once it has one, every call is checked against its members).',
     );
   }

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_TRACKED, RequestRelation } from '../../src/transport/http/relation.js';
+import { MAX_RELATED_REQUESTS as MAX_TRACKED } from '../../src/transport/http/defaults.js';
+import { RequestRelation } from '../../src/transport/http/relation.js';
 import { timeBox } from '../helpers/time-box.js';
 
 const msg = (m: Record<string, unknown>): JSONRPCMessage => ({ jsonrpc: '2.0', ...m }) as JSONRPCMessage;

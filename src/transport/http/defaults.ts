@@ -29,6 +29,8 @@ export const TIMEOUT_CHECK_MS = 1000;
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** Sessions open at once (`--max-sessions`); an `initialize` over it is answered 503. @default 64 */
 export const DEFAULT_MAX_SESSIONS = 64;
+/** Client requests (and progress tokens) one proxy session relates server messages to, at most (relation.ts). */
+export const MAX_RELATED_REQUESTS = 1024;
 /**
  * On SIGTERM/SIGINT, requests in flight get this long to be answered before they are failed with
  * a JSON-RPC error (`--shutdown-ms`); the process exits 0 soon after. @default 5000

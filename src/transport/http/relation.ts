@@ -18,12 +18,13 @@
  *
  * Otherwise (no request in flight, or several and nothing to tell them apart) the message has no
  * relation and goes on the session's own stream, where it went before. What is remembered is
- * bounded per session ({@link MAX_TRACKED}); past it, new requests are not tracked and their
+ * bounded per session ({@link MAX_RELATED_REQUESTS}); past it, new requests are not tracked and their
  * messages take the session's stream.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRequestId } from '../core/request-ids.js';
+import { MAX_RELATED_REQUESTS } from './defaults.js';
 
 /**
  * Whether the answer stream of a request is open, read from the SDK's Streamable HTTP server
@@ -41,8 +42,6 @@ function openStreamCheck(transport: Transport): (id: RequestId) => boolean {
   };
 }
 
-/** Client requests (and progress tokens) one session's relation remembers at most. */
-export const MAX_TRACKED = 1024;
 
 type Loose = { id?: unknown; method?: unknown; params?: { progressToken?: unknown; requestId?: unknown; _meta?: { progressToken?: unknown } }; result?: unknown; error?: unknown };
 
@@ -79,7 +78,7 @@ export class RequestRelation {
     const m = message as Loose;
     if (typeof m.method !== 'string') return;
     if (isRequestId(m.id)) {
-      if (this.inflight.size >= MAX_TRACKED) return;
+      if (this.inflight.size >= MAX_RELATED_REQUESTS) return;
       const key = keyOf(m.id);
       this.forget(key); // an id used again starts afresh
       const token = m.params?._meta?.progressToken;
@@ -120,7 +119,7 @@ export class RequestRelation {
     }
     if (this.inflight.size !== 1) return undefined;
     const [key, entry] = this.inflight.entries().next().value!;
-    if (isRequestId(m.id) && this.serverRequests.size < MAX_TRACKED) this.serverRequests.set(keyOf(m.id), key);
+    if (isRequestId(m.id) && this.serverRequests.size < MAX_RELATED_REQUESTS) this.serverRequests.set(keyOf(m.id), key);
     return entry.id;
   }
 
