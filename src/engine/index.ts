@@ -44,7 +44,7 @@ export {
 } from './limits.js';
 export { contradictions, minResultBytes, resolveContinuation, resolveLimits, scaledLimits, type ResolvedLimits } from './options.js';
 export type { ChunkSink } from './output.js';
-export { BUDGET_KINDS, CONTINUATION_LISTED, continuationReserveBytes, HANDLE_CHARS, noticeText, type BudgetKind, type BlockingBound, type BudgetReport, type ContinuationOffer, type ReadStart, type ResultReport, type WithheldReport } from './report.js';
+export { BUDGET_KINDS, CONTINUATION_LISTED, continuationReserveBytes, escapePointerSegment, HANDLE_CHARS, noticeText, type BudgetKind, type BlockingBound, type BudgetReport, type ContinuationOffer, type ReadStart, type ResultReport, type WithheldReport } from './report.js';
 export { newSkipState, scanSkipJs, SKIP_MORE, type SkipScan, type SkipState } from './skip-scan.js';
 export { scanSkipBest, scanSkipWasm, wasmSimdAvailable } from './skip-scan-wasm.js';
 export { MemberScanner, type MemberPolicy, type MemberScanOptions, type ScanError, type TopShape, type ValueTake } from './member-scan.js';

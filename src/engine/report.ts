@@ -29,6 +29,12 @@ export interface BlockingBound {
   bound: NumericLimit;
   /** Its value in force. */
   limit: number | undefined;
+  /**
+   * The largest part of the smallest structure the schema accepts (every optional member dropped,
+   * every array at its shortest valid length), when the original was at hand: a pointer into the
+   * result, and its bytes as JSON.
+   */
+  needs?: { path: string; bytes: number };
 }
 
 /**

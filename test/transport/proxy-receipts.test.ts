@@ -215,3 +215,31 @@ describe('proxy: typed mutations streamed through the budget get whole receipts'
     expect((write.msg.result as ToolResult)._meta?.[REPORT_KEY]?.receipt).toEqual(expectedReceipt('w'));
   }, 60_000);
 });
+
+describe('proxy: a typed page streamed through the budget keeps its required members after the list', () => {
+  let p: StdioPeer;
+  beforeAll(async () => {
+    p = StdioPeer.proxy([], {}, [process.execPath, RECEIPTS]);
+    await p.initialize('2025-06-18', true);
+  });
+  afterAll(async () => {
+    await p.kill();
+  });
+
+  it.each([
+    ['last', 1.5],
+    ['last', 8],
+    ['first', 3],
+  ])('required members %s, %s MB: a typed success with whole items, the members, within the budget', async (at, mb) => {
+    const { msg } = await p.callTool(`list-${at}-${mb}`, 'typed_list', { mb, at }, 60_000);
+    const r = msg.result as ToolResult;
+    expect(r.isError).toBeUndefined();
+    const sc = r.structuredContent as { entries: { name: string; size: number }[]; total: number; next_cursor: string };
+    expect(sc.total).toBe(Math.ceil((mb * 1024 * 1024) / 550));
+    expect(sc.next_cursor).toBe(`c-${'q'.repeat(80)}`);
+    expect(sc.entries.length).toBeGreaterThan(10);
+    sc.entries.forEach((e, i) => expect(e).toMatchObject({ name: `file-${i}.txt`, size: i }));
+    expect(r._meta?.[REPORT_KEY]?.truncated).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(DEFAULT_MAX);
+  }, 60_000);
+});

@@ -83,8 +83,10 @@ describe('typed results', () => {
     const report = (out._meta as Json)[REPORT_KEY] as Json;
     expect(report.error).toBe('result_budget_exceeded');
     // 32 KiB scales the string bound to 4 KiB: lifting it alone would let `data` through whole.
-    expect(report.blocked_by).toEqual({ bound: 'maxStringBytes', limit: 4096 });
+    // The part of the smallest valid structure that cannot fit: the required base64 string, whole.
+    expect(report.blocked_by).toEqual({ bound: 'maxStringBytes', limit: 4096, needs: { path: '/structuredContent/data', bytes: JSON.stringify(b64(5000)).length } });
     expect(((out.content as Json[])[0]!.text as string)).toContain('`maxStringBytes`');
+    expect(((out.content as Json[])[0]!.text as string)).toContain(`still holds ${JSON.stringify(b64(5000)).length} bytes at \`/structuredContent/data\``);
     // The same data within the bound is a typed success.
     expect(apply('record', { content: [{ type: 'text', text: 'x'.repeat(40_000) }], structuredContent: { id: 'r-1', data: b64(1000) } }, { maxResultBytes: 32 * 1024 }).isError).toBeUndefined();
   });

@@ -9,16 +9,17 @@ import { ToolCatalog, enforceOutputSchema } from '../../src/transport/core/typed
 
 describe('typed results under the token bound', () => {
   it('a withheld typed result (read-only and mutation) says so within the smallest token bound', () => {
-    for (const readOnly of [true, false]) {
+    // The message names the part that could not fit: a key of costly characters, as long as the named pointer may be.
+    for (const [readOnly, key] of [[true, 'items'], [false, 'items'], [true, '項目'.repeat(22)], [false, '\u0007'.repeat(45)]] as const) {
       const cat = new ToolCatalog();
       cat.learn({
         tools: [{
           name: 'list_items', annotations: { readOnlyHint: readOnly },
           inputSchema: { type: 'object', properties: { limit: {}, cursor: {} } },
-          outputSchema: { type: 'object', required: ['items'], properties: { items: { type: 'array', minItems: 300, items: { type: 'string' } } } },
+          outputSchema: { type: 'object', required: [key], properties: { [key]: { type: 'array', minItems: 300, items: { type: 'string' } } } },
         }],
       });
-      const original = { content: [{ type: 'text', text: 'ok' }], structuredContent: { items: Array.from({ length: 300 }, (_, i) => `item ${i} ${'x'.repeat(40)}`) } };
+      const original = { content: [{ type: 'text', text: 'ok' }], structuredContent: { [key]: Array.from({ length: 300 }, (_, i) => `item ${i} ${'x'.repeat(40)}`) } };
       const limits = resolveLimits({ maxTokens: 256 });
       const b = boundJson(original, limits, 'result');
       expect(b.report).toBeDefined();
@@ -26,6 +27,7 @@ describe('typed results under the token bound', () => {
       expect(out.isError).toBe(true);
       const tokens = (out.content as { text: string }[]).reduce((n, c) => n + estimateTokens(c.text), 0);
       expect(tokens).toBeLessThanOrEqual(256);
+      expect((out._meta as Record<string, { blocked_by: { needs?: { path: string } } }>)['io.github.mcp-result-budget/budget']!.blocked_by.needs?.path).toBe(`/structuredContent/${key}`);
     }
   });
 });

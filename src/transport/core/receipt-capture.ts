@@ -10,7 +10,8 @@
  * Every key longer than `MAX_RECEIPT_KEY` is one member, {@link LONG_KEY}, placed once: `receiptOf`
  * stops at the first such key, so which one it was never matters, and a new key placed after it is
  * never read (an index-like key excepted: those come first). The capture runs only while a typed
- * mutation is pending; other long lines never construct it.
+ * call is pending; other long lines never construct it. What it holds also serves the typed policy
+ * after a cut ({@link structureAfterCut}).
  *
  * Members are read as `JSON.parse` would read the line: the last `result` and the last
  * `structuredContent` in it win, and a repeated member keeps its first position with its last
@@ -135,6 +136,32 @@ export class ReceiptCapture {
       this.places++;
     }
   }
+}
+
+/**
+ * The original result as far as the streamed line lets it be known, for the typed-result policy:
+ * the bounded result, with the structure's scalar members the budget had no room left for put back
+ * from the capture, in the original's order. The budget decides in document order, so a required
+ * `total` written after a long array is gone from the bounded result; with it back, the policy
+ * can drop items to make room for it instead of withholding the result. Undefined when nothing
+ * was captured or nothing is missing.
+ */
+export function structureAfterCut(bounded: Record<string, unknown>, captured: Record<string, unknown> | null | undefined): Record<string, unknown> | undefined {
+  const sc = bounded.structuredContent;
+  if (captured === null || captured === undefined || sc === null || typeof sc !== 'object' || Array.isArray(sc)) return undefined;
+  const kept = sc as Record<string, unknown>;
+  const entries: [string, unknown][] = [];
+  let added = 0;
+  for (const [k, v] of Object.entries(captured)) {
+    if (Object.hasOwn(kept, k)) entries.push([k, kept[k]]);
+    else if (k !== LONG_KEY && v !== NOT_SCALAR) {
+      entries.push([k, v]);
+      added++;
+    }
+  }
+  if (added === 0) return undefined;
+  for (const [k, v] of Object.entries(kept)) if (!Object.hasOwn(captured, k)) entries.push([k, v]);
+  return { ...bounded, structuredContent: Object.fromEntries(entries) };
 }
 
 /** A key `JSON.parse` orders first: an array index (a canonical integer below 2^32 - 1). */

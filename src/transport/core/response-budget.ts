@@ -121,7 +121,7 @@ export class ResponseBudget {
    * structure the rest (structure before text; the in-memory path refits instead).
    */
   streamLimits(): ResolvedLimits {
-    if (!this.typedPending(false)) return this.current;
+    if (!this.typedPending()) return this.current;
     const share = Math.max(1, Math.floor((this.current.maxResultBytes - this.current.reserveBytes) / 3));
     if (this.current.maxTextBytes <= share && this.current.maxBlockBytes <= share) return this.current;
     const options: BudgetOptions = { notice: this.current.notice, protocolVersion: this.current.protocolVersion };
@@ -131,15 +131,11 @@ export class ResponseBudget {
     return resolveLimits(options);
   }
 
-  /**
-   * A call to a typed tool is pending (`mutation`: one not marked read-only, whose oversized result
-   * becomes a receipt). A long line decides from this when it starts, since its id may come last.
-   */
-  typedPending(mutation: boolean): boolean {
+  /** A call to a typed tool is pending. A long line decides from this when it starts, since its id may come last. */
+  typedPending(): boolean {
     return this.pending.ids().some((id) => {
       const name = this.pending.peek(id)?.tool;
-      const tool = name === undefined ? undefined : this.catalog.get(name);
-      return tool?.validate !== undefined && !(mutation && tool.readOnly);
+      return name !== undefined && this.catalog.get(name)?.validate !== undefined;
     });
   }
 

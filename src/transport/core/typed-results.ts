@@ -9,7 +9,8 @@
  * and any other tool with a compact receipt of what was done (never advice to call again).
  */
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { boundJson, boundResult, KIND_LIMIT, LIMIT_RANGES, LIMITS, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BlockingBound, type BudgetOptions, type BudgetReport, type NumericLimit, type WithheldReport } from '../../engine/index.js';
+import { growToward, skeletonOf } from './typed-skeleton.js';
+import { boundJson, boundResult, escapePointerSegment, KIND_LIMIT, LIMIT_RANGES, LIMITS, MAX_POINTER_BYTES, NOTICE_KEY, noticeText, NUMERIC_LIMITS, REPORT_KEY, type BlockingBound, type BudgetOptions, type BudgetReport, type NumericLimit, type WithheldReport } from '../../engine/index.js';
 
 /** What is learned about one tool from a `tools/list` response. */
 export interface ToolInfo {
@@ -107,9 +108,16 @@ export function enforceOutputSchema(
   if ('structuredContent' in bounded && tool.validate(bounded.structuredContent)) return bounded;
   const shrunk = 'structuredContent' in bounded ? shrinkToSchema(bounded.structuredContent, tool) : undefined;
   if (shrunk !== undefined) return withStructure(bounded, shrunk.value, shrunk.dropped);
-  const refit = refitWithLessText(original, bounded, limits, tool) ?? refitWithFewerItems(original, bounded, limits, tool);
+  // The smallest valid shrink (when the original is at hand): the complete fallback, and what to name when even it cannot fit.
+  const basis = original !== bounded && 'structuredContent' in original ? validBasis(original.structuredContent, tool) : undefined;
+  const least = basis === undefined ? undefined : skeletonOf(basis.value, tool.validate!);
+  const refit =
+    refitWithLessText(original, bounded, limits, tool) ??
+    refitWithFewerItems(original, bounded, limits, tool) ??
+    (basis === undefined || least === undefined ? undefined : refitFromSkeleton(original, basis, least, report, limits, tool));
   if (refit !== undefined) return refit;
-  const blocked = blockingBound(original, bounded, report, limits, tool);
+  const blocked: BlockingBound = { ...blockingBound(original, bounded, report, limits, tool), ...(least === undefined ? {} : { needs: largestPart(least) }) };
+  const needs = blocked.needs === undefined ? '' : `: the smallest result the schema accepts still holds ${blocked.needs.bytes} bytes at \`${blocked.needs.path}\``;
   // the budget's counts; an offer to read the original back is attached after this, by its store
   const { continuation: _offer, ...cut } = report;
   if (tool.readOnly) {
@@ -120,7 +128,7 @@ export function enforceOutputSchema(
           type: 'text',
           text:
             `The result of \`${toolName}\` was too large for the result budget, and no shortened result within ` +
-            `\`${blocked.bound}\` matches the tool's output schema, so it was withheld. Call \`${toolName}\` again ` +
+            `\`${blocked.bound}\` matches the tool's output schema${needs}, so it was withheld. Call \`${toolName}\` again ` +
             `asking for less, using ${how}.`,
         },
       ],
@@ -252,12 +260,146 @@ function mostItemsRefit(original: Record<string, unknown>, base: BudgetOptions, 
   return best;
 }
 
+/**
+ * The complete fallback: the smallest schema-valid shrink of the structure (every member the
+ * schema lets go dropped whole, every array at its shortest valid prefix, at any depth; see
+ * `typed-skeleton.ts`), grown back in document order while it fits. When any shrink of those forms
+ * fits, this one does, so a result gets here withheld only when none fits.
+ */
+function refitFromSkeleton(
+  original: Record<string, unknown>,
+  basis: { value: unknown; dropped: number },
+  skeleton: unknown,
+  report: BudgetReport,
+  limits: BudgetOptions,
+  tool: ToolInfo,
+): Record<string, unknown> | undefined {
+  const sc = basis.value;
+  const base = optionsOf(limits);
+  const attempt = (structure: unknown): Record<string, unknown> | undefined => {
+    const candidate = withCandidate(original, structure);
+    for (const options of [base, { ...base, maxTextBytes: 1, maxBlockBytes: 1 }]) {
+      const out = validRefit(candidate, options, tool);
+      if (out === undefined) continue;
+      const reported = reportRemoved(out, sc, structure, basis.dropped, report, limits);
+      if (reported !== undefined) return reported;
+    }
+    return undefined;
+  };
+  if (attempt(skeleton) === undefined) return undefined;
+  const grown = growToward(sc, skeleton, tool.validate!, (s) => attempt(s) !== undefined);
+  return attempt(grown) ?? attempt(skeleton);
+}
+
+/**
+ * What the skeleton is taken from: the structure itself when it validates, else its shrink (a
+ * streamed result's structure may end in a cut item), with the count that shrink dropped.
+ */
+function validBasis(structure: unknown, tool: ToolInfo): { value: unknown; dropped: number } | undefined {
+  if (tool.validate!(structure)) return { value: structure, dropped: 0 };
+  return shrinkToSchema(structure, tool);
+}
+
+/** The original result with `structure` in place of its own, and a text mirror of it following. */
+function withCandidate(original: Record<string, unknown>, structure: unknown): Record<string, unknown> {
+  const mirror = JSON.stringify(original.structuredContent);
+  const content = Array.isArray(original.content)
+    ? original.content.map((b: unknown) => {
+        const block = b as Record<string, unknown> | null;
+        return block?.type === 'text' && block.text === mirror ? { ...block, text: JSON.stringify(structure) } : b;
+      })
+    : original.content;
+  return { ...original, ...(content === undefined ? {} : { content }), structuredContent: structure };
+}
+
+/**
+ * A refit of a shrunk structure, reporting what the shrink removed: counted into the budget's own
+ * report when it cut more, else a report (and notice) of its own, built from the original cut's
+ * kind; undefined when that report does not fit.
+ */
+function reportRemoved(
+  out: Record<string, unknown>,
+  original: unknown,
+  shrunk: unknown,
+  before: number,
+  cut: BudgetReport,
+  limits: BudgetOptions,
+): Record<string, unknown> | undefined {
+  const removed = removedPaths(original, shrunk);
+  const meta = isRecord(out._meta) ? out._meta : undefined;
+  const prior = meta?.[REPORT_KEY] as BudgetReport | undefined;
+  if (prior !== undefined) return countDropped(out, before + removed.length);
+  const most = limits.maxOmittedPaths ?? LIMITS.maxOmittedPaths.default;
+  const paths = removed.slice(0, most).filter((p) => Buffer.byteLength(JSON.stringify(p)) <= MAX_POINTER_BYTES);
+  const report: BudgetReport = {
+    truncated: true,
+    budget_kind: cut.budget_kind,
+    omitted_count: before + removed.length,
+    omitted_paths: paths,
+    omitted_paths_capped: paths.length < before + removed.length,
+  };
+  const notice = limits.notice === false ? [] : [{ type: 'text', _meta: { [NOTICE_KEY]: true }, text: noticeText(report) }];
+  const result = {
+    ...out,
+    content: [...(Array.isArray(out.content) ? out.content : []), ...notice],
+    _meta: { ...meta, [REPORT_KEY]: report },
+  };
+  const max = limits.maxResultBytes ?? LIMITS.maxResultBytes.default;
+  return Buffer.byteLength(JSON.stringify(result)) <= max ? result : undefined;
+}
+
+/** Longest pointer a withheld result names (its message stays short). */
+const MAX_NAMED_POINTER = 64;
+
+/**
+ * Where the smallest valid structure is largest: from the top, into the member or item that holds
+ * at least half of its container, as long as there is one.
+ */
+function largestPart(structure: unknown): { path: string; bytes: number } {
+  let at = structure;
+  let path = '/structuredContent';
+  let bytes = Buffer.byteLength(JSON.stringify(at) ?? '');
+  for (;;) {
+    const children: [string, unknown][] = Array.isArray(at) ? at.map((v, i) => [String(i), v]) : isRecord(at) ? Object.entries(at) : [];
+    let best: [string, unknown, number] | undefined;
+    for (const [k, v] of children) {
+      const n = Buffer.byteLength(JSON.stringify(v) ?? '');
+      if (best === undefined || n > best[2]) best = [k, v, n];
+    }
+    if (best === undefined || best[2] * 2 < bytes) return { path, bytes };
+    const next = `${path}/${escapePointerSegment(best[0])}`;
+    if (next.length > MAX_NAMED_POINTER) return { path, bytes };
+    [path, at, bytes] = [next, best[1], best[2]];
+  }
+}
+
+/** Pointers (into the structure) of the members and items `shrunk` lacks, in document order. */
+function removedPaths(original: unknown, shrunk: unknown, at = '/structuredContent', out: string[] = []): string[] {
+  if (Array.isArray(original) && Array.isArray(shrunk)) {
+    original.forEach((v, i) => (i < shrunk.length ? removedPaths(v, shrunk[i], `${at}/${i}`, out) : out.push(`${at}/${i}`)));
+  } else if (isRecord(original) && isRecord(shrunk)) {
+    for (const [k, v] of Object.entries(original)) {
+      const p = `${at}/${escapePointerSegment(k)}`;
+      if (Object.hasOwn(shrunk, k)) removedPaths(v, shrunk[k], p, out);
+      else out.push(p);
+    }
+  }
+  return out;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /** A refit result whose report also counts `n` members dropped before it was bounded. */
 function countDropped(out: Record<string, unknown>, n: number): Record<string, unknown> {
   const meta = out._meta as Record<string, unknown> | undefined;
   const report = meta?.[REPORT_KEY] as BudgetReport | undefined;
-  if (meta === undefined || report === undefined) return out;
-  return { ...out, _meta: { ...meta, [REPORT_KEY]: { ...report, omitted_count: report.omitted_count + n, omitted_paths_capped: true } } };
+  if (meta === undefined || report === undefined || n === 0) return out;
+  const counted: BudgetReport = { ...report, omitted_count: report.omitted_count + n, omitted_paths_capped: true };
+  // The notice is derived from the report alone: it follows the new count.
+  const content = Array.isArray(out.content)
+    ? out.content.map((b: unknown) => ((b as Record<string, unknown> | null)?._meta as Record<string, unknown> | undefined)?.[NOTICE_KEY] === true ? { ...(b as object), text: noticeText(counted) } : b)
+    : out.content;
+  return { ...out, ...(content === undefined ? {} : { content }), _meta: { ...meta, [REPORT_KEY]: counted } };
 }
 
 /** Times the text room is halved to make room for a typed structure (16 → down to 1/65536 of it). */

@@ -52,8 +52,9 @@ export class LongServerLine {
   /**
    * @param limits the budget in force
    * @param maxIdBytes longest top-level id read (a longer one cannot be matched and is dropped)
-   * @param captureReceipt also capture what a mutation's receipt needs from the original
-   *   structure (set while a call to a typed mutation is pending; other lines pay nothing for it)
+   * @param captureReceipt also capture the original structure's scalar members (a mutation's
+   *   receipt, and what the typed policy puts back after a cut; set while a call to a typed tool
+   *   is pending, other lines pay nothing for it)
    */
   constructor(limits: ResolvedLimits, maxIdBytes: number, captureReceipt = false) {
     this.budget = new ByteBudget(limits, 'envelope');

@@ -289,10 +289,11 @@ class Proxy {
     const framer = new LineFramer(fastPath, {
       line: (bytes) => this.output.line(bytes),
       long: {
-        // An id longer than any client message cannot answer a request: it is not held. A receipt
-        // is captured only while a typed mutation is pending (the line's id may come last).
+        // An id longer than any client message cannot answer a request: it is not held. The
+        // structure's scalar members are captured only while a typed call is pending (the line's
+        // id may come last): a mutation's receipt, and what the typed policy needs after a cut.
         start: () =>
-          (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, this.budget.typedPending(true))),
+          (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, this.budget.typedPending())),
         chunk: (bytes) => long!.chunk(bytes),
         end: (total) => {
           const l = long!;

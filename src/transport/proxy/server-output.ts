@@ -12,6 +12,7 @@
  * and a pending request named by its first or its last id is answered with an error.
  */
 import type { EnvelopeFacts } from '../core/envelope-scan.js';
+import { structureAfterCut } from '../core/receipt-capture.js';
 import { repeatedMembers, repeatWhy } from '../core/repeated-members.js';
 import { errorLine, INVALID_REQUEST } from '../core/jsonrpc-errors.js';
 import type { LongServerLine } from './long-response.js';
@@ -166,8 +167,11 @@ export class ServerOutput {
     if (result !== null && typeof result === 'object') {
       const r = result as Record<string, unknown>;
       const report = (r._meta as Record<string, unknown> | undefined)?.['io.github.mcp-result-budget/budget'];
-      // Only the bounded result is at hand: a mutation's receipt comes from the captured original members.
-      result = this.o.budget.typed(request, r, r, report as never, answered, receiptFrom, total);
+      // Only the bounded result is at hand, with the original's scalar members captured as it
+      // streamed: those the budget had no room for go back for the typed policy to make room,
+      // and a mutation's receipt comes from them.
+      const known = structureAfterCut(r, receiptFrom) ?? r;
+      result = this.o.budget.typed(request, known, r, report as never, answered, receiptFrom, total);
     }
     // The placeholder id goes: the response carries the id the server wrote, whatever its length.
     this.o.toClient(JSON.stringify('result' in message ? { ...message, result, id } : { ...message, id }) + '\n');
