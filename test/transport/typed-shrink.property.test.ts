@@ -24,7 +24,7 @@ import { LongServerLine } from '../../src/transport/proxy/long-response.js';
 import { timeBox } from '../helpers/time-box.js';
 
 const SMALLEST = minResultBytes(DEFAULT_LIMITS);
-const RUN = timeBox(150, 3000);
+const RUN = { ...timeBox(150, 3000), ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true } : {}) };
 /** Shrinks tried by the brute force at most; a case with more is judged by its smallest shrink only. */
 const MAX_CANDIDATES = 1500;
 
@@ -197,37 +197,40 @@ function toolOf(schema: Record<string, unknown>) {
 
 describe('typed shrink at every budget (in memory)', () => {
   it('a success validates and fits; a result is withheld only when no shrink of the policy’s forms fits (brute force on small cases)', () => {
-    let withheld = 0;
-    let brute = 0;
+    const seen = { runs: 0, cut: 0, successes: 0, withheld: 0, bruteForced: 0, shrinksTried: 0 };
     fc.assert(
       fc.property(structure, fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(SMALLEST, 8192, 16384, 32768, 65536), (s, seed, maxResultBytes) => {
         const tool = toolOf(schemaOf(s));
         const sc = valueOf(s, seed) as Record<string, unknown>;
         expect(tool.validate!(sc)).toBe(true);
+        seen.runs++;
         const original = { content: [{ type: 'text', text: JSON.stringify(sc) }], structuredContent: sc };
         const limits = resolveLimits({ maxResultBytes });
         const { result, report } = boundResult(original, limits, 'result');
         if (report === undefined) return; // fits: unchanged
+        seen.cut++;
         const out = enforceOutputSchema('t', tool, original, result as Record<string, unknown>, report, maxResultBytes, limits);
         if (out.isError !== true) {
+          seen.successes++;
           expect(tool.validate!(out.structuredContent), JSON.stringify(out.structuredContent).slice(0, 300)).toBe(true);
           expect(Buffer.byteLength(JSON.stringify(out))).toBeLessThanOrEqual(maxResultBytes);
           expectReported(out);
           return;
         }
-        withheld++;
+        seen.withheld++;
         const why = (x: Json): string => `withheld although ${JSON.stringify(x).slice(0, 200)} fits: ${JSON.stringify((out._meta as Record<string, unknown>)[REPORT_KEY]).slice(0, 300)}`;
         const least = smallest(s, sc);
         expect(fits(least, limits), why(least)).toBe(false);
         const all = shrinks(s, sc, MAX_CANDIDATES);
         if (all === undefined) return;
-        brute++;
+        seen.bruteForced++;
+        seen.shrinksTried += all.length;
         for (const x of all) expect(fits(x, limits), why(x)).toBe(false);
       }),
       RUN,
     );
-    if (process.env.SHOW_STATS) console.log({ withheld, brute });
-    expect(withheld + brute).toBeGreaterThanOrEqual(0);
+    if (process.env.SHOW_STATS) console.log(seen);
+    expect(seen.runs).toBeGreaterThan(0);
   });
 });
 

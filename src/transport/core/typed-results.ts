@@ -113,7 +113,7 @@ export function enforceOutputSchema(
   const least = basis === undefined ? undefined : skeletonOf(basis.value, tool.validate!);
   const refit =
     refitWithLessText(original, bounded, limits, tool) ??
-    refitWithFewerItems(original, bounded, limits, tool) ??
+    refitWithFewerItems(original, bounded, report, limits, tool) ??
     (basis === undefined || least === undefined ? undefined : refitFromSkeleton(original, basis, least, report, limits, tool));
   if (refit !== undefined) return refit;
   const blocked: BlockingBound = { ...blockingBound(original, bounded, report, limits, tool), ...(least === undefined ? {} : { needs: largestPart(least) }) };
@@ -205,6 +205,7 @@ function validRefit(original: Record<string, unknown>, options: BudgetOptions, t
 function refitWithFewerItems(
   original: Record<string, unknown>,
   bounded: Record<string, unknown>,
+  report: BudgetReport,
   limits: BudgetOptions,
   tool: ToolInfo,
 ): Record<string, unknown> | undefined {
@@ -216,12 +217,12 @@ function refitWithFewerItems(
   if (sc === null || typeof sc !== 'object' || Array.isArray(sc)) return undefined;
   const optional = Object.keys(sc).filter((k) => !tool.required.includes(k));
   const kept = { ...(sc as Record<string, unknown>) };
-  let dropped = 0;
   for (const k of optional.reverse()) {
     delete kept[k];
-    dropped++;
-    const out = mostItemsRefit({ ...original, structuredContent: { ...kept } }, base, tool);
-    if (out !== undefined) return countDropped(out, dropped);
+    const out = mostItemsRefit(withCandidate(original, { ...kept }), base, tool);
+    // A result that now fits whole still gets a report: the members dropped before bounding.
+    const reported = out === undefined ? undefined : reportRemoved(out, sc, kept, 0, report, limits);
+    if (reported !== undefined) return reported;
   }
   return undefined;
 }
