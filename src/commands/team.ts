@@ -58,7 +58,13 @@ export async function runTeam(line: TeamCommandLine, io: TeamCommandIo): Promise
         : openSqliteTeamStore(resolveTeamDbPath(realRoot, dbPath, true), dbPath ?? '(the default team store)');
     switch (sub) {
       case 'add': {
-        const given = role(roleFlag, 'member');
+        // The administrator added to an empty store is its owner: any other role would leave the
+        // store with no owner at all.
+        const first = rest[0] === admin && (await store.isEmpty());
+        const given = role(roleFlag, first ? 'owner' : 'member');
+        if (first && given !== 'owner') {
+          throw usageError(`the store is empty, and its first member must be its owner: add ${admin} with --role owner (or without --role), then others with any role`);
+        }
         // An empty store gets its owner first: serve runs as the administrator, and a store whose
         // first member is someone else would refuse it (and have no owner to fix that).
         // both names checked before either is written (a refused name must not leave the owner behind)

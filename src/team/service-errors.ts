@@ -20,6 +20,14 @@ export function memberExists(name: string): TeamError {
   return new TeamError('ALREADY_EXISTS', `A member named ${JSON.stringify(name)} exists already.`);
 }
 
+/** A change that would leave the store with no active owner (no one could then administer it through `serve`). */
+export function lastOwner(name: string): TeamError {
+  return new TeamError(
+    'INVALID_PARAMS',
+    `${JSON.stringify(name)} is the last active owner of this store, so it stays an active owner. Make another member owner first (mcp-budget team set-role NAME owner).`,
+  );
+}
+
 /** A list filter naming no member. */
 export function noAssignee(name: string): TeamError {
   return new TeamError('NOT_FOUND', `\`assignee\`: no member named ${JSON.stringify(name)}.`);

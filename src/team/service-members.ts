@@ -8,7 +8,7 @@
  */
 import type { TeamDialect } from './dialect.js';
 import { pageOf, insertedId, q, type Rule } from './rule.js';
-import { memberExists, noActiveMember, noMember } from './service-errors.js';
+import { lastOwner, memberExists, noActiveMember, noMember } from './service-errors.js';
 import { toMember, type MemberRow } from './service-rows.js';
 import type { Member, Page, Role } from './types.js';
 import { checkMemberName, checkRole } from './validate.js';
@@ -19,6 +19,7 @@ const BY_ID = `SELECT ${COLUMNS} FROM members WHERE id = ?`;
 const ANY = `SELECT 1 AS one FROM members LIMIT 1`;
 const INSERT = `INSERT INTO members (name, name_lower, role, created_at) VALUES (?, ?, ?, ?) RETURNING id`;
 const SET_ROLE = `UPDATE members SET role = ? WHERE id = ?`;
+const OTHER_OWNER = `SELECT 1 AS one FROM members WHERE role = 'owner' AND active = TRUE AND id <> ? LIMIT 1`;
 const SET_ACTIVE = `UPDATE members SET active = ? WHERE id = ?`;
 const LIST = `SELECT ${COLUMNS} FROM members WHERE name > ? ORDER BY name LIMIT ?`;
 
@@ -72,6 +73,7 @@ export class MemberRules {
     const r = checkRole(role);
     const m = yield* this.get(name);
     if (m === undefined) throw noMember(name);
+    if (r !== 'owner') yield* this.keepAnOwner(m);
     yield* q.run(SET_ROLE, [r, m.id]);
     return { ...m, role: r };
   }
@@ -80,9 +82,20 @@ export class MemberRules {
   *setActive(name: string, active: boolean): Rule<Member> {
     const m = yield* this.get(name);
     if (m === undefined) throw noMember(name);
+    if (!active) yield* this.keepAnOwner(m);
     // 1 and 0: what SQLite binds, and what PostgreSQL reads as a boolean.
     yield* q.run(SET_ACTIVE, [active ? 1 : 0, m.id]);
     return { ...m, active };
+  }
+
+  /**
+   * Refuse to take `m` from the active owners when it is the last one. In the same write as the
+   * change, so two changes cannot each leave the other as the last owner (writers run one at a
+   * time on both engines).
+   */
+  private *keepAnOwner(m: Member): Rule<void> {
+    if (!m.active || m.role !== 'owner') return;
+    if ((yield* q.get(OTHER_OWNER, [m.id])) === undefined) throw lastOwner(m.name);
   }
 
   /** Every member (active or not) by name: the admin listing. */

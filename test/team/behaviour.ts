@@ -226,6 +226,31 @@ export function describeStoreBehaviour(engine: StoreEngine): void {
       expect(await names('mia')).toContain('max');
       expect(await codeOf(store.reactivate('nobody'))).toBe('NOT_FOUND');
     });
+
+    it('the store keeps an active owner: the last one can be neither demoted nor deactivated, in any order of changes', async () => {
+      // olga is the only owner: every way of taking her from the owners is refused, and changes nothing.
+      for (const r of ['lead', 'member', 'agent', 'guest'] as const) {
+        expect(await codeOf(store.setRole('olga', r))).toBe('INVALID_PARAMS');
+      }
+      expect(await codeOf(store.deactivate('olga'))).toBe('INVALID_PARAMS');
+      expect(await store.getMember('olga')).toMatchObject({ role: 'owner', active: true });
+      // With a second owner, either may go, and then the other is the last.
+      await store.addMember('ivo', 'owner');
+      expect((await store.setRole('olga', 'lead')).role).toBe('lead');
+      expect(await codeOf(store.deactivate('ivo'))).toBe('INVALID_PARAMS');
+      // A deactivated owner is no owner to keep: olga owner again, ivo deactivated, olga is the last.
+      await store.setRole('olga', 'owner');
+      await store.deactivate('ivo');
+      expect(await codeOf(store.setRole('olga', 'guest'))).toBe('INVALID_PARAMS');
+      // Reactivating ivo makes two again; concurrent demotions of both leave exactly one owner.
+      await store.reactivate('ivo');
+      const both = await Promise.allSettled([store.setRole('olga', 'member'), store.setRole('ivo', 'member')]);
+      expect(both.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const owners = (await store.listMembers(undefined, 100)).rows.filter((m) => m.role === 'owner' && m.active);
+      expect(owners).toHaveLength(1);
+      await store.setRole(owners[0]!.name === 'olga' ? 'ivo' : 'olga', 'owner');
+      await store.setRole('olga', 'owner');
+    });
   });
 
   describe('the continuation inbox', () => {

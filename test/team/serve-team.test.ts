@@ -381,9 +381,17 @@ describe('store files at startup', () => {
     expect(t('set-role', 'bot', 'member').stdout).toBe('bot is now member\n');
     expect(t('deactivate', 'bot').status).toBe(0);
     expect(t('list').stdout).toBe('ada\towner\tactive\nbot\tmember\tdeactivated\nzoe\tlead\tactive\n');
-    // adding the administrator itself to an empty store takes the role given
+    // the administrator itself, added to an empty store, is its owner: a lower role is refused, and nothing is written
     const other = join(outside.dir, 'admin-self.db');
-    expect(cli(['team', '--root', root.dir, '--team-db', other, '--as', 'ada', 'add', 'ada', '--role', 'lead']).stdout).toBe('added ada (lead)\n');
+    const self = cli(['team', '--root', root.dir, '--team-db', other, '--as', 'ada', 'add', 'ada', '--role', 'lead']);
+    expect(self.status).toBe(2);
+    expect(self.stderr).toMatch(/the store is empty, and its first member must be its owner: add ada with --role owner/);
+    expect(cli(['team', '--root', root.dir, '--team-db', other, 'list']).stdout).toBe('');
+    expect(cli(['team', '--root', root.dir, '--team-db', other, '--as', 'ada', 'add', 'ada']).stdout).toBe('added ada (owner)\n');
+    // the last owner stays one
+    const last = cli(['team', '--root', root.dir, '--team-db', other, 'set-role', 'ada', 'member']);
+    expect(last.status).toBe(1);
+    expect(last.stderr).toMatch(/"ada" is the last active owner of this store/);
     // an import that leaves the administrator out says so, with what to do
     const lines = join(outside.dir, 'members.jsonl');
     writeFileSync(lines, '{"kind":"member","name":"ann","role":"owner"}\n');
