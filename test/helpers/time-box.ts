@@ -10,6 +10,9 @@ export function timeBox(numRuns: number, ms: number): { numRuns: number; interru
   return { numRuns: Math.round(numRuns * SCALE), interruptAfterTimeLimit: Math.round(ms * SCALE) };
 }
 
+/** The long run (`npm run test:long`): matrices also run their intermediate rows. */
+export const LONG_RUN = SCALE > 1;
+
 /** A race loop's duration in milliseconds (scaled). */
 export function loopMs(ms: number): number {
   return Math.round(ms * SCALE);
