@@ -14,6 +14,7 @@ import { ValueCapture } from './capture.js';
 import type { ResolvedLimits } from './options.js';
 import type { ChunkSink } from './output.js';
 import type { BudgetEvents, JsonEvents } from './events.js';
+import { CanonicalJsonHash, TextValueHash } from './mirror-canon.js';
 import { Tokenizer } from './tokenizer.js';
 
 /** Pieces fed to the fit-window tokenizer are at most this long, so a huge chunk never decodes whole. */
@@ -112,17 +113,17 @@ const OPEN_BRACKET = 0x5b;
 
 /**
  * Forwards events to the budgeter and answers its text-mirror question from bytes: a content
- * block's text that starts with `{` or `[` is hashed as written (its escaped form), and the
- * `structuredContent` bytes are hashed escaped the same way. Equal digests mean the text was the
- * structure's JSON, written compactly as `JSON.stringify` writes it.
+ * block's text that starts with `{` or `[` is hashed as its value (escapes resolved), and the
+ * `structuredContent` bytes as `JSON.stringify` would write their parse (`mirror-canon.ts`).
+ * Equal digests mean what the in-memory path's comparison means: the text is the structure's JSON.
  */
 class MirrorHashing implements JsonEvents {
   tok!: Tokenizer;
-  private text: Hash | undefined;
+  private text: { h: Hash; value: TextValueHash } | undefined;
   private textFirstPending = false;
   /** Digest of each candidate block's whole text, by block index. */
   private readonly digests = new Map<number, string>();
-  private structure: Hash | undefined;
+  private structure: { h: Hash; canon: CanonicalJsonHash } | undefined;
 
   constructor(private readonly b: BudgetEvents) {}
 
@@ -145,8 +146,9 @@ class MirrorHashing implements JsonEvents {
   private opened(kept: boolean): boolean {
     if (kept && this.b.mirroring && this.structure === undefined) {
       const h = createHash('sha1');
-      this.structure = h;
-      this.tok.setTap((bytes) => updateEscaped(h, bytes));
+      const canon = new CanonicalJsonHash(h);
+      this.structure = { h, canon };
+      this.tok.setTap((bytes) => canon.push(bytes));
     }
     return kept;
   }
@@ -164,9 +166,11 @@ class MirrorHashing implements JsonEvents {
   private closed(): void {
     if (this.structure === undefined || this.b.mirroring) return;
     this.tok.setTap(undefined);
-    const digest = this.structure.digest('hex');
+    const { h, canon } = this.structure;
+    canon.end();
+    const digest = canon.broken ? undefined : h.digest('hex');
     this.structure = undefined;
-    const block = this.b.mirrorBlocks.find((i) => this.digests.get(i) === digest);
+    const block = digest === undefined ? undefined : this.b.mirrorBlocks.find((i) => this.digests.get(i) === digest);
     this.digests.clear();
     this.b.resolveMirror(block);
   }
@@ -183,9 +187,10 @@ class MirrorHashing implements JsonEvents {
     const kept = this.b.stringStart();
     if (kept && this.b.inBlockText) {
       const h = createHash('sha1');
-      this.text = h;
+      const value = new TextValueHash(h);
+      this.text = { h, value };
       this.textFirstPending = true;
-      this.tok.setTap((bytes) => h.update(bytes));
+      this.tok.setTap((bytes) => value.push(bytes));
     }
     return kept;
   }
@@ -200,16 +205,18 @@ class MirrorHashing implements JsonEvents {
   }
 
   stringEnd(): void {
-    const h = this.text;
-    if (h === undefined) {
+    const text = this.text;
+    if (text === undefined) {
       this.b.stringEnd();
       return;
     }
     this.stopText();
+    text.value.end();
     const before = this.b.mirrorBlocks.length;
     this.b.stringEnd();
     const blocks = this.b.mirrorBlocks;
-    if (blocks.length > before) this.digests.set(blocks[blocks.length - 1]!, h.digest('hex'));
+    // A text with a lone surrogate equals no JSON text: it gets no digest, so it matches nothing.
+    if (blocks.length > before && !text.value.lone) this.digests.set(blocks[blocks.length - 1]!, text.h.digest('hex'));
   }
 
   private stopText(): void {
@@ -217,20 +224,4 @@ class MirrorHashing implements JsonEvents {
     this.text = undefined;
     this.textFirstPending = false;
   }
-}
-
-const BACKSLASH = Buffer.from('\\');
-
-/** Hash `bytes` as they would read inside a JSON string: `"` and `\` gain a backslash. */
-function updateEscaped(h: Hash, bytes: Uint8Array): void {
-  let from = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (c === 0x22 || c === 0x5c) {
-      if (i > from) h.update(bytes.subarray(from, i));
-      h.update(BACKSLASH);
-      from = i;
-    }
-  }
-  if (from < bytes.length) h.update(bytes.subarray(from));
 }

@@ -23,6 +23,40 @@ import {
   type Doc,
 } from '../helpers/stream-gen.js';
 import { timeBox } from '../helpers/time-box.js';
+import { prng } from '../helpers/prng.js';
+
+/**
+ * `value` as JSON a server might write: whitespace between tokens, characters of strings written
+ * as `\\uXXXX` escapes (either case), `/` as `\\/`. It parses to the same value, in the same key
+ * order.
+ */
+function looseJson(value: unknown, rnd: () => number): string {
+  const ws = (): string => (rnd() < 0.15 ? [' ', '\n', '\t', ' \r\n '][Math.floor(rnd() * 4)]! : '');
+  const str = (s: string): string => {
+    if (rnd() < 0.3) return JSON.stringify(s);
+    let out = '"';
+    for (const ch of JSON.stringify(s).slice(1, -1).match(/\\u[0-9a-f]{4}|\\.|[\s\S]/gu) ?? []) {
+      const r = rnd();
+      if (ch.length === 1 && ch.charCodeAt(0) < 0xd800 && r < 0.2) {
+        const hex = ch.charCodeAt(0).toString(16).padStart(4, '0');
+        out += `\\u${rnd() < 0.5 ? hex : hex.toUpperCase()}`;
+      } else if (ch === '/' && r < 0.5) out += '\\/';
+      else out += ch;
+    }
+    return out + '"';
+  };
+  const write = (v: unknown): string => {
+    if (v === null || typeof v === 'boolean') return String(v);
+    // Numbers as JSON.stringify writes them: the byte path keeps a number's text as written (by
+    // design, so that no digit is lost), the memory path re-serializes it, so `1.0` differs anyway.
+    if (typeof v === 'number') return JSON.stringify(v);
+    if (typeof v === 'string') return str(v);
+    if (Array.isArray(v)) return `[${ws()}${v.map((x) => `${ws()}${write(x)}${ws()}`).join(',')}${ws()}]`;
+    const o = v as Record<string, unknown>;
+    return `{${ws()}${Object.keys(o).filter((k) => o[k] !== undefined).map((k) => `${ws()}${str(k)}${ws()}:${ws()}${write(o[k])}${ws()}`).join(',')}${ws()}}`;
+  };
+  return write(value);
+}
 
 const RUN = timeBox(200, 3200);
 
@@ -108,6 +142,39 @@ describe('byte source vs in-memory bound (differential)', () => {
       }),
       timeBox(60, 2000),
     );
+  });
+
+  it('same output for a mirror and its structure written loosely (escapes, whitespace), above the fit window', () => {
+    fc.assert(
+      fc.property(docArb({ mirror: true }), streamLimitsArb, paddingArb, fc.integer({ min: 1, max: 2 ** 31 - 1 }), (doc, options, pad, seed) => {
+        const limits = resolveLimits(options);
+        const padded = padDoc(doc, limits, pad);
+        const text = looseJson(padded.value, prng(seed));
+        const value = JSON.parse(text) as unknown;
+        const expected = outcome(() => boundJson(value, limits, padded.root));
+        const actual = outcome(() => boundViaBytes(Buffer.from(text), limits, padded.root));
+        if (!actual.ok || !expected.ok || actual.json !== expected.json) expect(actual).toEqual(expected);
+      }),
+      timeBox(80, 2500),
+    );
+  });
+
+  it('a mirror written with escapes is recognized as in memory: `\\u007b` for `{`, `\\u00e9`, `\\/`, spaces', () => {
+    const structure = { rows: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `row é/${i}`, n: 1 })) };
+    const json = JSON.stringify(structure);
+    const line = JSON.stringify({ content: [{ type: 'text', text: json }], structuredContent: structure })
+      .replace('"text":"{', '"text":"\\u007b')
+      .replace(/é/g, '\\u00e9')
+      .replace(/\//g, '\\/')
+      .replace(/"n":1/g, '"n" : 1');
+    const limits = resolveLimits({ maxResultBytes: 8192 });
+    const expected = boundJson(JSON.parse(line), limits, 'result');
+    const actual = boundViaBytes(Buffer.from(line), limits, 'result');
+    expect(actual.json).toBe(expected.json);
+    // Both took the text for the structure's mirror: never a cut piece of the original JSON.
+    const out = JSON.parse(actual.json) as { content: { text: string }[]; structuredContent: unknown };
+    expect(out.content[0]!.text).not.toMatch(/^\{"rows"/);
+    expect(out.content[0]!.text).toMatch(/^\[mcp-result-budget\] The JSON text of this result did not fit/);
   });
 
   it('same output when bounding an already bounded result (earlier report and notice inside), padded', () => {
