@@ -11,7 +11,7 @@
  * report names the one that cut.
  */
 import { LIMITS, type BudgetKind, type BudgetLimits, type NumericLimit } from './limits.js';
-import { scanTokens, TOKEN_COUNT_RULE } from './token-estimate.js';
+import { TOKEN_COUNT_RULE } from './token-estimate.js';
 
 /** A running count over one text read in pieces: where the counting rule stands, and the count so far. */
 export interface MeasureTally {
