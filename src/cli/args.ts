@@ -77,13 +77,6 @@ export function budgetOptionsFromFlags(values: Readonly<Record<string, unknown>>
 }
 
 /**
- * Tokens left for the notice when the token bound is the host's own cap (`MAX_MCP_OUTPUT_TOKENS`):
- * the host refuses a whole result over it, and the notice (about 260 estimated tokens at most) is
- * not counted in the bound.
- */
-export const HOST_NOTICE_TOKENS = 300;
-
-/**
  * Budget options from `MCP_BUDGET_*` environment variables (flags override them). A host's own
  * variable (`hostEnv` of a limit) is read only when neither the flag (`fromFlags`) nor our
  * variable sets the limit; a value of it this command cannot use is left aside with a warning
@@ -98,9 +91,11 @@ export function budgetOptionsFromEnv(env: NodeJS.ProcessEnv, fromFlags: BudgetOp
     const { min, max } = LIMIT_RANGES[def.limit];
     if (name === def.hostEnv) {
       if (fromFlags[def.limit] !== undefined) continue;
-      const n = /^\d+$/.test(v.trim()) ? Number(v.trim()) - HOST_NOTICE_TOKENS : NaN;
+      // The host's value less what the limit's row keeps for the notice (`hostReserve`).
+      const reserve = LIMITS[def.limit].hostReserve ?? 0;
+      const n = /^\d+$/.test(v.trim()) ? Number(v.trim()) - reserve : NaN;
       if (!(n >= min && n <= max)) {
-        warn(`mcp-budget: ${name}=${JSON.stringify(v.slice(0, 40))} is not a token count this bound can use (${min + HOST_NOTICE_TOKENS}–${max}); ${def.flag} is left at its default`);
+        warn(`mcp-budget: ${name}=${JSON.stringify(v.slice(0, 40))} is not a count of ${LIMITS[def.limit].unit} this bound can use (${min + reserve}–${max}); ${def.flag} is left at its default`);
         continue;
       }
       options[def.limit] = n;

@@ -23,7 +23,7 @@ export abstract class BudgeterBlocks extends BudgeterState {
     this.out.rollback(tx.mark);
     this.report.rollback(tx.report);
     this.textUsed = tx.textUsed;
-    this.textCost = tx.textCost;
+    for (let i = 0; i < tx.textCounts.length; i++) this.textCounts[i] = tx.textCounts[i]!;
     this.candidates.length = tx.candidates;
     this.exhausted = tx.exhausted;
     this.frames[parentAt]!.kept = tx.parentKept;

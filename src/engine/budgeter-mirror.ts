@@ -6,7 +6,7 @@
  */
 import { BudgeterBlocks } from './budgeter-blocks.js';
 import type { Str } from './budgeter-state.js';
-import { MAX_MIRROR_CANDIDATES, rewriteMirror, summaryNeed, type MirrorCandidate } from './text-mirror.js';
+import { emptied, MAX_MIRROR_CANDIDATES, rewriteMirror, summaryNeed, type MirrorCandidate, type MirrorRewrite, type RewriteRoom } from './text-mirror.js';
 
 const OPEN_BRACE = 0x7b;
 
@@ -21,10 +21,9 @@ export abstract class BudgeterMirror extends BudgeterBlocks {
    * the candidates (they are rewritten or emptied afterwards); negative when they are lent.
    */
   protected mirrorReserve(): number {
-    const l = this.limits;
     let lent = 0;
     for (const c of this.candidates) lent += c.raw;
-    return summaryNeed(this.candidates, l.maxBlockBytes, l.maxTextBytes - this.textUsed, l.tokenBound - this.textCost) - lent;
+    return summaryNeed(this.candidates, this.textRoom()) - lent;
   }
 
   protected endMirror(): void {
@@ -54,28 +53,32 @@ export abstract class BudgeterMirror extends BudgeterBlocks {
     const c = r === undefined || block === undefined ? undefined : this.candidates.find((x) => x.block === block);
     const others = this.candidates.filter((x) => x !== c);
     if (c !== undefined) {
-      const l = this.limits;
       let spare = this.room();
       for (const o of others) spare += o.raw;
-      const rw = rewriteMirror(this.out.read(r!.from, r!.to), c, {
-        maxBlockBytes: l.maxBlockBytes,
-        textLeft: l.maxTextBytes - this.textUsed,
-        room: spare,
-        costLeft: l.tokenBound - this.textCost,
-      });
-      this.rewriteCandidate(c, rw.text, rw.delta, rw.costDelta);
+      this.rewriteCandidate(c, rewriteMirror(this.out.read(r!.from, r!.to), c, { ...this.textRoom(), room: spare }));
     }
     // Bytes lent to the structure come back from the other candidates, last first: emptied.
-    for (let i = others.length - 1; i >= 0 && this.room() < 0; i--) this.rewriteCandidate(others[i]!, '', -others[i]!.raw, -others[i]!.cost);
+    for (let i = others.length - 1; i >= 0 && this.room() < 0; i--) this.rewriteCandidate(others[i]!, emptied(others[i]!));
     for (const x of this.candidates) this.out.release(x.pin);
     this.candidates = [];
     this.mirrorRange = undefined;
   }
 
-  private rewriteCandidate(c: MirrorCandidate, text: string, delta: number, costDelta: number): void {
-    this.out.replaceRange(c.from, c.to, text, delta);
-    this.textUsed += delta;
-    this.textCost += costDelta;
+  private rewriteCandidate(c: MirrorCandidate, rw: MirrorRewrite): void {
+    this.out.replaceRange(c.from, c.to, rw.text, rw.delta);
+    this.textUsed += rw.delta;
+    for (let i = 0; i < rw.countDeltas.length; i++) this.textCounts[i]! += rw.countDeltas[i]!;
+  }
+
+  /** What the text bounds still allow a rewrite, bytes and every text measure. */
+  private textRoom(): Omit<RewriteRoom, 'room'> {
+    const l = this.limits;
+    return {
+      maxBlockBytes: l.maxBlockBytes,
+      textLeft: l.maxTextBytes - this.textUsed,
+      measures: l.textMeasures,
+      countsLeft: l.textMeasures.map((m, i) => m.bound - this.textCounts[i]!),
+    };
   }
 
   /** True while `structuredContent` is being bounded as the rebuild of a text mirror. */

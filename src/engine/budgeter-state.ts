@@ -14,7 +14,7 @@ import { childRole, countsItems, startsCapture, strKind, type Container, type Ro
 import { ReportBuilder, escapePointerSegment, type BudgetKind, type BudgetReport, type ReportMark } from './report.js';
 import { utf8Length } from './wire.js';
 import type { MirrorCandidate } from './text-mirror.js';
-import type { TokenTally } from './token-estimate.js';
+import type { MeasureTally } from './text-measure.js';
 import type { Base64Check, JsonType, ShapeTracker } from './shapes.js';
 
 /** @internal */
@@ -22,7 +22,8 @@ export interface Tx {
   mark: Mark;
   report: ReportMark;
   textUsed: number;
-  textCost: number;
+  /** The text measures' totals when the block began (see {@link BudgeterState.textCounts}). */
+  textCounts: readonly number[];
   parentKept: number;
   candidates: number;
   /** Whether the budget was spent when the block began (an earlier notice dropped gives it back). */
@@ -72,8 +73,8 @@ export interface Str {
   pin: Mark | undefined;
   /** The text budget was spent before this text began: cut, it goes with its block (an empty one stays). */
   dropIfCut: boolean;
-  /** A text's token estimate so far, when the token bound can cut. */
-  tally: TokenTally | undefined;
+  /** A text's count so far by each text measure that can cut (undefined: none can, or not a text). */
+  tallies: MeasureTally[] | undefined;
   /** Validity of a base64 member (`data`, `blob`), checked as it streams. */
   b64: Base64Check | undefined;
   /** The value of a block's `type`, collected (it is bounded by `maxStringBytes`). */
@@ -86,6 +87,9 @@ export interface Slot {
   comma: boolean;
   wrap: '' | '_meta' | 'data';
 }
+
+/** No counts: the snapshot of the text measures' totals when none can cut (shared, never changed). */
+export const NO_COUNTS: readonly number[] = Object.freeze([]);
 
 const ISERROR_RESERVE = ',"isError":false'.length;
 /**
@@ -109,8 +113,11 @@ export abstract class BudgeterState {
   protected closing = 0;
   protected exhausted = false;
   protected textUsed = 0;
-  /** Estimated tokens of the texts kept so far, in hundredths (only counted when `limits.tokenBound` can cut). */
-  protected textCost = 0;
+  /**
+   * The texts kept so far by each text measure that can cut (`limits.textMeasures`, same order), in
+   * the measure's own units.
+   */
+  protected readonly textCounts: number[];
   protected isErrorReserved = false;
   /** Cut text blocks that may mirror the structure to come (see text-mirror.ts). */
   protected candidates: MirrorCandidate[] = [];
@@ -144,6 +151,7 @@ export abstract class BudgeterState {
   ) {
     this.report = new ReportBuilder(limits);
     this.out = new Output(sink);
+    this.textCounts = limits.textMeasures.map(() => 0);
   }
 
   // ---------------------------------------------------------------- accounting

@@ -5,13 +5,13 @@
  * across chunks is never cut through.
  */
 import { BudgeterValues } from './budgeter-values.js';
-import type { Str } from './budgeter-state.js';
+import { NO_COUNTS, type Str } from './budgeter-state.js';
 import { BudgetError } from './errors.js';
 import { MAX_ENVELOPE_FIELD_BYTES, MIN_CUT_BYTES } from './limits.js';
 import type { BudgetKind } from './report.js';
 import { scalarRole } from './roles.js';
 import { Base64Check, looksOpaque } from './shapes.js';
-import { addTokens, tokensFitEnd, tokenTally } from './token-estimate.js';
+import { startTallies } from './text-measure.js';
 import { cutString, escapeContent, utf8Length } from './wire.js';
 
 export abstract class BudgeterStrings extends BudgeterValues {
@@ -82,8 +82,8 @@ export abstract class BudgeterStrings extends BudgeterValues {
       first: -1,
       contentStart: this.out.length,
       pin: kind === 'text' && parent.role === 'block' ? this.out.mark() : undefined,
-      tally: kind === 'text' && l.tokenBound !== Infinity ? tokenTally() : undefined,
-      dropIfCut: kind === 'text' && (l.maxTextBytes - this.textUsed <= 0 || this.textCost >= l.tokenBound),
+      tallies: kind === 'text' && l.textMeasures.length > 0 ? startTallies(l.textMeasures) : undefined,
+      dropIfCut: kind === 'text' && (l.maxTextBytes - this.textUsed <= 0 || this.spentMeasure() >= 0),
       b64: kind === 'atomic' ? new Base64Check() : undefined,
       value: kind === 'opaque' && parent.role === 'block' && parent.key === 'type' ? '' : undefined,
     };
@@ -114,13 +114,20 @@ export abstract class BudgeterStrings extends BudgeterValues {
   private take(s: Str, text: string): boolean {
     if (s.first < 0) s.first = text.charCodeAt(0);
     if (s.value !== undefined && s.value.length <= 64) s.value += text.slice(0, 65);
-    // A text under the token bound: the longest prefix of this chunk within the tokens left first.
-    let tokenCut = false;
-    if (s.tally !== undefined) {
-      const end = tokensFitEnd(s.tally, text, 0, this.limits.tokenBound - this.textCost);
-      if (end < text.length) {
-        text = text.slice(0, end);
-        tokenCut = true;
+    // A text under text measures: the longest prefix of this chunk within what each has left first
+    // (the tightest cuts; on a tie, the first named).
+    let measureCut = -1;
+    const tallies = s.tallies;
+    if (tallies !== undefined) {
+      const ms = this.limits.textMeasures;
+      for (let i = 0; i < ms.length; i++) {
+        const m = ms[i]!;
+        const t = tallies[i]!;
+        const end = m.measure.scan({ state: t.state, cost: t.cost }, text, 0, text.length, m.bound - this.textCounts[i]!);
+        if (end < text.length) {
+          text = text.slice(0, end);
+          measureCut = i;
+        }
       }
     }
     const left = s.budget - s.used;
@@ -129,28 +136,39 @@ export abstract class BudgeterStrings extends BudgeterValues {
       s.b64?.feed(text);
       const esc = escapeContent(text);
       this.emitContent(s, esc, text, text.length);
-      return tokenCut ? this.cutByTokens(s) : true;
+      return measureCut < 0 || this.cutByMeasure(s, measureCut);
     }
     const cut = cutString(text, 0, left, false);
     if (cut.end === text.length) {
       // Perf: base64 is checked only once it is known to be kept (a cut one goes whole).
       s.b64?.feed(text);
       this.emitContent(s, escapeContent(text), text, text.length);
-      return tokenCut ? this.cutByTokens(s) : true;
+      return measureCut < 0 || this.cutByMeasure(s, measureCut);
     }
     if (cut.end > 0) this.emitContent(s, escapeContent(text.slice(0, cut.end)), text, cut.end);
     return this.cutHere(s);
   }
 
-  /** The text's tokens ran out before its bytes: cut, named by the token bound. */
-  private cutByTokens(s: Str): false {
-    s.limitKind = 'text_tokens';
+  /** A text measure ran out before the bytes: cut, named by that measure's bound. */
+  private cutByMeasure(s: Str, measure: number): false {
+    s.limitKind = this.limits.textMeasures[measure]!.kind;
     return this.cutHere(s);
+  }
+
+  /** The first text measure whose bound the kept texts have reached, or -1. */
+  private spentMeasure(): number {
+    const ms = this.limits.textMeasures;
+    for (let i = 0; i < ms.length; i++) if (this.textCounts[i]! >= ms[i]!.bound) return i;
+    return -1;
   }
 
   /** Writes `esc`, the escaped `text[0, units)`, and counts it. */
   private emitContent(s: Str, esc: string, text: string, units: number): void {
-    if (s.tally !== undefined) addTokens(s.tally, text, 0, units);
+    const tallies = s.tallies;
+    if (tallies !== undefined) {
+      const ms = this.limits.textMeasures;
+      for (let i = 0; i < ms.length; i++) ms[i]!.measure.scan(tallies[i]!, text, 0, units, Infinity);
+    }
     const bytes = utf8Length(esc);
     this.out.write(esc, bytes);
     if (s.kind === 'envelope') this.outside += bytes;
@@ -163,7 +181,10 @@ export abstract class BudgeterStrings extends BudgeterValues {
     s.cut = true;
     if (s.kind === 'atomic') return this.abandonBlock('binary_block');
     if (s.kind === 'envelope') throw this.envelopeTooLarge(this.top!.key);
-    if (s.dropIfCut) return this.abandonBlock(this.limits.maxTextBytes - this.textUsed <= 0 ? 'text_total_bytes' : 'text_tokens');
+    if (s.dropIfCut) {
+      const spent = this.limits.maxTextBytes - this.textUsed <= 0 ? -1 : this.spentMeasure();
+      return this.abandonBlock(spent < 0 ? 'text_total_bytes' : this.limits.textMeasures[spent]!.kind);
+    }
     const opaque = s.kind === 'opaque' || (s.kind === 'generic' && looksOpaque(this.out.read(s.contentStart, this.out.length)));
     if (opaque && s.limitKind !== 'result_bytes') {
       // Opaque strings are kept whole or not at all: the member goes, later siblings stay.
@@ -211,14 +232,14 @@ export abstract class BudgeterStrings extends BudgeterValues {
     }
     if (s.kind === 'text') {
       this.textUsed += s.usedRaw;
-      const cost = s.tally?.cost ?? 0;
-      this.textCost += cost;
+      const counts = s.tallies === undefined ? NO_COUNTS : s.tallies.map((t) => t.cost);
+      for (let i = 0; i < counts.length; i++) this.textCounts[i]! += counts[i]!;
       if (s.pin !== undefined) {
         // A structure is an object: only a cut text that starts with `{` can be its mirror.
         const isCandidate = s.cut && this.mayMirror(s);
         if (isCandidate) {
           const block = this.frames[this.frames.length - 2]!.cur;
-          this.candidates.push({ block, from: s.contentStart, to: this.out.length - 1, pin: s.pin, raw: s.usedRaw, cost });
+          this.candidates.push({ block, from: s.contentStart, to: this.out.length - 1, pin: s.pin, raw: s.usedRaw, counts });
         } else {
           this.out.release(s.pin);
         }

@@ -7,7 +7,7 @@ import { BudgeterMirror } from './budgeter-mirror.js';
 import { BudgetError } from './errors.js';
 import { ENVELOPE_KEYS, MAX_ENVELOPE_FIELD_BYTES, MAX_KEY_UNITS, NOTICE_KEY } from './limits.js';
 import { countsKeys, exemptKey, isNoticeKey, scalarRole, type Role } from './roles.js';
-import type { Frame } from './budgeter-state.js';
+import { NO_COUNTS, type Frame } from './budgeter-state.js';
 import { escapedLength } from './wire.js';
 import { scalarType, ShapeTracker } from './shapes.js';
 
@@ -102,7 +102,7 @@ export abstract class BudgeterValues extends BudgeterMirror {
         mark,
         report: this.report.mark(),
         textUsed: this.textUsed,
-        textCost: this.textCost,
+        textCounts: this.textCounts.length === 0 ? NO_COUNTS : this.textCounts.slice(),
         parentKept,
         candidates: this.candidates.length,
         exhausted: this.exhausted,

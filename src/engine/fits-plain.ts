@@ -6,7 +6,7 @@
  */
 import type { ResolvedLimits } from './options.js';
 import { escapedSize } from './escape-count.js';
-import { textsWithinTokens } from './token-estimate.js';
+import { textsWithinMeasures } from './text-measure.js';
 
 /** A value `JSON.stringify` writes as its own members (an object with no `toJSON`). */
 export function isPlainish(v: unknown): v is object {
@@ -53,8 +53,8 @@ export function plainTextResultFits(value: object, limits: ResolvedLimits): bool
   // Exactly: a text longer than the block bound (in units) cannot fit, nor can texts longer in
   // sum than the text bound; the others are measured.
   if (units > limits.maxTextBytes || bytes + units > limits.maxResultBytes) return false;
-  // The token bound after the checks by length (it reads the texts), and stopping at the first text past it.
-  if (limits.tokenBound !== Infinity && !textsWithinTokens(content.map((b: { text: string }) => b.text), limits.tokenBound)) return false;
+  // The text measures after the checks by length (they read the texts), stopping at the first text past a bound.
+  if (limits.textMeasures.length > 0 && !textsWithinMeasures(content.map((b: { text: string }) => b.text), limits.textMeasures)) return false;
   if (!over && units * 6 <= limits.maxTextBytes && bytes + units * 6 <= limits.maxResultBytes) return true;
   let text = 0;
   for (let i = 0; i < content.length; i++) {

@@ -4,7 +4,7 @@
  */
 import type { ResolvedLimits } from './options.js';
 import { escapedSize, utf8Size } from './escape-count.js';
-import { textsWithinTokens } from './token-estimate.js';
+import { textsWithinMeasures } from './text-measure.js';
 
 /** Length of `String(n)` for a finite number. Perf: integers without building a string. */
 export function numberLength(n: number): number {
@@ -33,8 +33,8 @@ function digits(a: number): number {
 
 /**
  * Whether a value's JSON `json` is within the result bound and its text blocks `texts` within the
- * per-block and total text bounds. `lower` is a lower bound of the JSON's UTF-8 bytes that counted
- * each text as its UTF-16 length plus its quotes.
+ * per-block and total text bounds and every text measure's. `lower` is a lower bound of the JSON's
+ * UTF-8 bytes that counted each text as its UTF-16 length plus its quotes.
  *
  * Why this is sound: every part of the JSON takes at least what `lower` counted for it, and a
  * text's escaped UTF-8 size is never below its UTF-16 length, so the undercount
@@ -65,7 +65,7 @@ export function jsonFits(json: string, texts: readonly string[], lower: number, 
     const t = texts[i]!;
     if (t.length + slack > limits.maxBlockBytes && !blockWithin(t, limits.maxBlockBytes)) return false;
   }
-  return textsWithinTokens(texts, limits.tokenBound);
+  return textsWithinMeasures(texts, limits.textMeasures);
 }
 
 /** One text within the block bound: 6 bytes a unit, else exactly. */

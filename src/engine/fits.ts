@@ -13,7 +13,7 @@ import { escapedSize, utf8Size } from './escape-count.js';
 import { jsonFits, textsWithinByLength } from './fits-size.js';
 import { isPlainish, isPlainTextBlock, plainProto, plainTextResultFits, TEXT_BLOCK_FRAME_BYTES } from './fits-plain.js';
 import { checkRoot, NOT_FIT } from './fits-walk.js';
-import { textsWithinTokens } from './token-estimate.js';
+import { textsWithinMeasures } from './text-measure.js';
 
 /**
  * Returns the JSON of `value` when it is within every bound and needs no change; otherwise
@@ -95,7 +95,7 @@ export function fitsWithinBudget(value: unknown, limits: ResolvedLimits, root: '
   try {
     const texts: string[] = [];
     const walk = checkRoot(value, root, limits, 'bounds', texts);
-    if (!textsWithinTokens(texts, limits.tokenBound)) return false;
+    if (!textsWithinMeasures(texts, limits.textMeasures)) return false;
     let lower = walk.bytes;
     let upper = walk.upper;
     if (upper <= maxBytes && textsWithinByLength(texts, limits)) return true;

@@ -71,6 +71,11 @@ export interface LimitDeclaration {
    * used agent host reads `MAX_MCP_OUTPUT_TOKENS`).
    */
   readonly hostEnv?: string;
+  /**
+   * Taken off the host's value (`hostEnv`) before it is used: the host refuses a whole result over
+   * its cap, and the notice, which this bound does not count, must fit under it too.
+   */
+  readonly hostReserve?: number;
   /** Share of `maxResultBytes` this limit takes unless set explicitly. */
   readonly scale?: number;
   /** The command-line flag and the environment variable that set it. */
@@ -119,7 +124,8 @@ const LIMIT_TABLE = {
   maxTokens: {
     // The maximum is off: an estimate never exceeds the text's bytes, which no bound lets past 1 GiB.
     // At least 256: a withheld typed result's message and the reading tool's smallest answer fit.
-    default: GiB, min: 256, max: GiB, unit: 'tokens', flag: '--max-tokens', env: 'MCP_BUDGET_MAX_TOKENS', hostEnv: 'MAX_MCP_OUTPUT_TOKENS',
+    // 300 off the host's cap: the notice is about 260 estimated tokens at most.
+    default: GiB, min: 256, max: GiB, unit: 'tokens', flag: '--max-tokens', env: 'MCP_BUDGET_MAX_TOKENS', hostEnv: 'MAX_MCP_OUTPUT_TOKENS', hostReserve: 300,
     defaultText: 'off (the byte bounds alone)',
     help: 'estimated tokens of all text blocks together, at or above what open tokenizers count (the tighter of this and the byte bounds cuts)',
     kinds: ['text_tokens'], liftable: false,

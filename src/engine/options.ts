@@ -16,6 +16,7 @@ import {
   type NumericLimit,
 } from './limits.js';
 import { maxReserveBytes } from './report.js';
+import { activeMeasures, type ActiveMeasure } from './text-measure.js';
 
 /** Limits after merging and validation; read-only from here on. */
 export type ResolvedLimits = Readonly<BudgetLimits> & {
@@ -23,12 +24,8 @@ export type ResolvedLimits = Readonly<BudgetLimits> & {
   readonly allowedFields: ReadonlySet<string>;
   /** Bytes set aside for the report and the notice before any content is written. */
   readonly reserveBytes: number;
-  /**
-   * The token bound in hundredths of a token (token-estimate.ts counts in hundredths), or Infinity
-   * when it cannot cut: an estimate never exceeds a text's bytes, so a bound at or above the text
-   * bound is never reached and nothing needs counting.
-   */
-  readonly tokenBound: number;
+  /** The text measures whose bounds can cut (text-measure.ts), in the order they are tried; empty when none can. */
+  readonly textMeasures: readonly ActiveMeasure[];
 };
 
 /** Content room that must remain once the report and notice are reserved. */
@@ -94,7 +91,7 @@ export function resolveLimits(options: BudgetOptions | ResolvedLimits = {}): Res
     ...merged,
     allowedFields: allowedFieldsFor(version),
     reserveBytes: maxReserveBytes(merged),
-    tokenBound: merged.maxTokens < merged.maxTextBytes ? merged.maxTokens * 100 : Infinity,
+    textMeasures: activeMeasures(merged),
   });
   RESOLVED.add(resolved);
   return resolved;

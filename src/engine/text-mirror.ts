@@ -11,7 +11,7 @@
  * candidate; the source says at the end of the structure which one, if any, was its JSON.
  */
 import type { Mark } from './output.js';
-import { addTokens, tokenTally } from './token-estimate.js';
+import { countText, type ActiveMeasure } from './text-measure.js';
 import { escapeContent, utf8Length } from './wire.js';
 
 /** The summary that replaces a mirror whose rebuilt JSON does not fit. Deterministic. */
@@ -31,16 +31,16 @@ export interface MirrorCandidate {
   pin: Mark;
   /** Bytes of that text as written (escaped). */
   raw: number;
-  /** Its token estimate in hundredths (0 when the token bound cannot cut). */
-  cost: number;
+  /** Its count by each text measure that can cut (`limits.textMeasures`, same order). */
+  counts: readonly number[];
 }
 
 /** What a candidate's text becomes, with the change in bytes it brings. */
 export interface MirrorRewrite {
   text: string;
   delta: number;
-  /** The change in the text's token estimate (hundredths). */
-  costDelta: number;
+  /** The change in the text's count by each text measure that can cut. */
+  countDeltas: readonly number[];
 }
 
 /** Bounds a rewrite must respect, known to the budgeter when the structure closes. */
@@ -50,16 +50,16 @@ export interface RewriteRoom {
   textLeft: number;
   /** Result bytes still available. */
   room: number;
-  /** Text tokens still available, in hundredths, if the candidate's own were given back (Infinity: no token bound). */
-  costLeft: number;
+  /** The text measures that can cut. */
+  measures: readonly ActiveMeasure[];
+  /** What each of them still allows, if the candidate's own count were given back. */
+  countsLeft: readonly number[];
 }
 
-/** A text's token estimate in hundredths, only when a token bound is there to hold it to. */
-function costOf(text: string, costLeft: number): number {
-  if (costLeft === Infinity) return 0;
-  const t = tokenTally();
-  addTokens(t, text);
-  return t.cost;
+/** Whether `counts` fit in place of the candidate's under every measure. */
+function countsFit(counts: readonly number[], c: MirrorCandidate, countsLeft: readonly number[]): boolean {
+  for (let i = 0; i < counts.length; i++) if (counts[i]! > countsLeft[i]! + c.counts[i]!) return false;
+  return true;
 }
 
 /**
@@ -71,19 +71,24 @@ export function rewriteMirror(structureJson: string, c: MirrorCandidate, bounds:
     const text = escapeContent(plain);
     const size = utf8Length(text);
     if (size > bounds.maxBlockBytes || size > bounds.textLeft + c.raw || size - c.raw > bounds.room) continue;
-    const cost = costOf(plain, bounds.costLeft);
-    if (cost <= bounds.costLeft + c.cost) return { text, delta: size - c.raw, costDelta: cost - c.cost };
+    const counts = countText(bounds.measures, plain);
+    if (countsFit(counts, c, bounds.countsLeft)) return { text, delta: size - c.raw, countDeltas: counts.map((n, i) => n - c.counts[i]!) };
   }
-  return { text: '', delta: -c.raw, costDelta: -c.cost };
+  return emptied(c);
+}
+
+/** A candidate emptied: its bytes and counts given back. */
+export function emptied(c: MirrorCandidate): MirrorRewrite {
+  return { text: '', delta: -c.raw, countDeltas: c.counts.map((n) => -n) };
 }
 
 /**
  * Bytes the summary will need once the structure is bounded: its size when the text bounds allow
  * it in place of some candidate, else 0 (that candidate would be emptied).
  */
-export function summaryNeed(candidates: readonly MirrorCandidate[], maxBlockBytes: number, textLeft: number, costLeft: number): number {
+export function summaryNeed(candidates: readonly MirrorCandidate[], bounds: Omit<RewriteRoom, 'room'>): number {
   const size = utf8Length(escapeContent(MIRROR_SUMMARY));
-  const cost = costOf(MIRROR_SUMMARY, costLeft);
-  for (const c of candidates) if (size <= maxBlockBytes && size <= textLeft + c.raw && cost <= costLeft + c.cost) return size;
+  const counts = countText(bounds.measures, MIRROR_SUMMARY);
+  for (const c of candidates) if (size <= bounds.maxBlockBytes && size <= bounds.textLeft + c.raw && countsFit(counts, c, bounds.countsLeft)) return size;
   return 0;
 }

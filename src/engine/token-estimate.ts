@@ -132,7 +132,7 @@ export function tokenTally(): TokenTally {
  * take the cost past `limit`; updates `tally` to what was scanned and returns where it stopped.
  * Never stops inside a surrogate pair (a high surrogate at `to` is counted as a lone one).
  */
-function scan(tally: TokenTally, text: string, from: number, to: number, limit: number): number {
+export function scanTokens(tally: TokenTally, text: string, from: number, to: number, limit: number): number {
   let state = tally.state;
   let cost = tally.cost;
   let i = from;
@@ -162,7 +162,7 @@ function scan(tally: TokenTally, text: string, from: number, to: number, limit: 
 
 /** Adds `text[from, to)` to `tally` (the range must not split a surrogate pair). */
 export function addTokens(tally: TokenTally, text: string, from = 0, to = text.length): void {
-  scan(tally, text, from, to, Infinity);
+  scanTokens(tally, text, from, to, Infinity);
 }
 
 /**
@@ -171,7 +171,7 @@ export function addTokens(tally: TokenTally, text: string, from = 0, to = text.l
  * is not changed (add the prefix kept with `addTokens`).
  */
 export function tokensFitEnd(tally: TokenTally, text: string, from: number, limit: number): number {
-  return scan({ ...tally }, text, from, text.length, limit);
+  return scanTokens({ ...tally }, text, from, text.length, limit);
 }
 
 /** Estimated tokens of a whole text. */
@@ -195,22 +195,8 @@ export function estimateTextsTokens(texts: readonly string[]): number {
 }
 
 /**
- * Whether texts read as separate blocks stay within `bound` hundredths of a token together (the
- * fast path's check, on the same texts its byte checks read). Stops at the first text past it.
+ * The estimate as a text measure's counting rule (text-measure.ts): in hundredths of a token; no
+ * character costs more than its UTF-8 bytes; every character costs at least 0.05 of a token (a
+ * surrogate pair, two units, as much), so a unit at least 2.5 hundredths.
  */
-export function textsWithinTokens(texts: readonly string[], bound: number): boolean {
-  if (bound === Infinity) return true;
-  let cost = 0;
-  const t = tokenTally();
-  for (let i = 0; i < texts.length; i++) {
-    const text = texts[i]!;
-    // Perf: every character costs at least 0.05 of a token (a surrogate pair, two units, as much):
-    // a text too long for that is refused before it is read.
-    if (cost + (text.length * 5) / 2 > bound) return false;
-    t.state = 0;
-    t.cost = cost;
-    if (scan(t, text, 0, text.length, bound) < text.length) return false;
-    cost = t.cost;
-  }
-  return true;
-}
+export const TOKEN_COUNT_RULE = Object.freeze({ scan: scanTokens, perUnit: 100, maxPerByte: 100, minPerUnit: 5 / 2 });

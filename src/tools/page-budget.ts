@@ -66,19 +66,28 @@ export function pageBudgetFor(limits: ResolvedLimits): PageBudget {
   const byTotal = Math.floor((limits.maxResultBytes - limits.reserveBytes - PAGE_OVERHEAD_BYTES) / 3);
   // The mirror alone (≤ 2× the structure) within one text block and the text total.
   const byText = Math.floor((Math.min(limits.maxBlockBytes, limits.maxTextBytes) - PAGE_OVERHEAD_BYTES) / 2);
-  // The text's tokens: an estimate never exceeds the text's bytes; a page's structure is at most
-  // 1.5× the page bound as JSON (see `fitItems`), and its text at most 1.5× that JSON as read
-  // (`structured` sends the JSON otherwise).
-  const byTokens = limits.tokenBound === Infinity ? Infinity : Math.floor(((limits.maxTokens - PAGE_OVERHEAD_BYTES) * 4) / 9);
-  const maxPageBytes = Math.min(byTotal, byText, byTokens);
+  // Each text measure that can cut: the bytes of text its bound is sure to allow (no character
+  // counts more than `maxPerByte` a byte); a page's structure is at most 1.5× the page bound as
+  // JSON (see `fitItems`), and its text at most 1.5× that JSON as read (`structured` sends the
+  // JSON otherwise).
+  let byMeasure = Infinity;
+  let tightest: (typeof limits.textMeasures)[number] | undefined;
+  for (const m of limits.textMeasures) {
+    const bytes = Math.floor((((m.bound / m.measure.maxPerByte) - PAGE_OVERHEAD_BYTES) * 4) / 9);
+    if (bytes < byMeasure) {
+      byMeasure = bytes;
+      tightest = m;
+    }
+  }
+  const maxPageBytes = Math.min(byTotal, byText, byMeasure);
   if (maxPageBytes < MIN_PAGE_BYTES) {
-    const name =
-      byTokens < Math.min(byTotal, byText) ? 'maxTokens' : byTotal <= byText ? 'maxResultBytes' : limits.maxBlockBytes <= limits.maxTextBytes ? 'maxBlockBytes' : 'maxTextBytes';
+    const measure = tightest !== undefined && byMeasure < Math.min(byTotal, byText) ? tightest.measure : undefined;
+    const name = measure?.limit ?? (byTotal <= byText ? 'maxResultBytes' : limits.maxBlockBytes <= limits.maxTextBytes ? 'maxBlockBytes' : 'maxTextBytes');
     const min =
-      name === 'maxResultBytes'
-        ? 3 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES + limits.reserveBytes
-        : name === 'maxTokens'
-          ? Math.ceil((9 * MIN_PAGE_BYTES) / 4) + PAGE_OVERHEAD_BYTES
+      measure !== undefined
+        ? Math.ceil(((Math.ceil((9 * MIN_PAGE_BYTES) / 4) + PAGE_OVERHEAD_BYTES) * measure.maxPerByte) / measure.perUnit)
+        : name === 'maxResultBytes'
+          ? 3 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES + limits.reserveBytes
           : 2 * MIN_PAGE_BYTES + PAGE_OVERHEAD_BYTES;
     throw tooSmall(name, limits[name], min, `a page of at least ${MIN_PAGE_BYTES} bytes and its text mirror must fit`);
   }

@@ -162,11 +162,18 @@ function readContainer(entry: StoredResult, path: string, v: unknown[] | Json, p
 }
 
 function tooSmall(path: string, limits: ResolvedLimits): BudgetError {
-  const tokens = limits.tokenBound === Infinity ? '' : `, ${limits.maxTokens} estimated tokens of text (maxTokens)`;
+  // Every text measure that can cut is named too: an answer's text is held to it.
+  const measures = limits.textMeasures.map(({ measure: m }) => `, ${limits[m.limit]} ${m.what} (${m.limit})`).join('');
   return badRead(
-    `A part of ${JSON.stringify(path.slice(0, 200))} cannot be answered within the budget (${limits.maxResultBytes} bytes, strings of ${limits.maxStringBytes}, ${limits.maxKeys} members${tokens}): ` +
+    `A part of ${JSON.stringify(path.slice(0, 200))} cannot be answered within the budget (${limits.maxResultBytes} bytes, strings of ${limits.maxStringBytes}, ${limits.maxKeys} members${measures}): ` +
       'an answer needs 8 members, its path and a key whole. Raise the budget to read it.',
-    { path, maxResultBytes: limits.maxResultBytes, maxStringBytes: limits.maxStringBytes, maxKeys: limits.maxKeys, ...(tokens === '' ? {} : { maxTokens: limits.maxTokens }) },
+    {
+      path,
+      maxResultBytes: limits.maxResultBytes,
+      maxStringBytes: limits.maxStringBytes,
+      maxKeys: limits.maxKeys,
+      ...Object.fromEntries(limits.textMeasures.map(({ measure: m }) => [m.limit, limits[m.limit]])),
+    },
   );
 }
 
