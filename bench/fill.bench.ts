@@ -9,8 +9,8 @@
  * counts it). A page whose text is as large as its structure reaches the block bound when the
  * whole answer is at about half the result bound: that page is full, and its ratio is its text over
  * the block bound. The table shows the ratio to the binding limit, the limit's name, the answer's
- * bytes, and items per page. A page that stopped at `limit` (the tool's maximum) is marked `limit`:
- * it holds every item asked for, and is not held to the goal.
+ * bytes, and items per page. A page that stopped at `limit` (the tool's maximum) or at the item
+ * bound (`maxItems`, 200) is marked `limit`: it holds every item it may, and is not held to the goal.
  *
  * Variants: the real CLI (`node dist/cli.js serve --root DIR --team-db FILE --max-bytes N`) over
  * stdio with the SDK `Client`, one process per budget and fixture set. Fixtures, built at run
@@ -42,6 +42,8 @@ import { machineLine, table } from './util.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(root, 'dist', 'cli.js');
 const BUDGETS = [8, 16, 32, 64].map((k) => k * 1024);
+/** The item bound (`maxItems`, 200 by default): a page of that many items is full by count. */
+const MAX_ITEMS = resolveLimits({}).maxItems;
 const VARIANTS = ['short', 'long'] as const;
 type Variant = (typeof VARIANTS)[number];
 
@@ -204,7 +206,7 @@ async function measure(ws: string, db: string, maxBytes: number): Promise<Map<st
         const items = (s[p.items] as unknown[]).length;
         const more = s[p.moreOut ?? 'has_more'] === true;
         const f = fillOf(sent!.result!, maxBytes);
-        if (more) fills.push({ ...f, items, atLimit: items >= p.max, cut: r._meta?.[REPORT_KEY] !== undefined });
+        if (more) fills.push({ ...f, items, atLimit: items >= Math.min(p.max, MAX_ITEMS), cut: r._meta?.[REPORT_KEY] !== undefined });
         cursor = s[p.cursorOut ?? 'next_cursor'] as string | undefined;
         if (!more || cursor === undefined) break;
       }

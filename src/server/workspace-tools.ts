@@ -106,7 +106,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: LIST_DIR_OUTPUT,
-      run: async ({ path: p, limit, cursor }) => fitEchoes(await browser.list(p, limit, cursor), ctx.page, ['path']),
+      run: async ({ path: p, limit, cursor, sizer }) => fitEchoes(await browser.list(p, limit, cursor, undefined, 'dir', { sizer }), ctx.page, ['path']),
     },
     { tool: 'workspace_search_files', surface: 'workspace' },
   );
@@ -128,7 +128,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: SCAN_OUTPUT,
-      run: ({ limit, cursor }) => scanWorkspace(browser, ws, limit, cursor),
+      run: ({ limit, cursor, sizer }) => scanWorkspace(browser, ws, limit, cursor, sizer),
     },
     { tool: 'workspace_search_files', surface: 'workspace' },
   );
@@ -151,9 +151,9 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: SEARCH_OUTPUT,
-    run: async ({ query, path: p, limit, cursor }) =>
+    run: async ({ query, path: p, limit, cursor, sizer }) =>
       fitEchoes(
-        await searchFiles(ws, cursors, query, p, limit, cursor, pageBytes, { maxPathBytes: searchPathBytes(ctx.page, DEFAULT_SEARCH_LIMITS.maxPathBytes) }),
+        await searchFiles(ws, cursors, query, p, limit, cursor, sizer, { maxPathBytes: searchPathBytes(ctx.page, DEFAULT_SEARCH_LIMITS.maxPathBytes) }),
         ctx.page,
         ['path', 'query', 'glob'],
       ),

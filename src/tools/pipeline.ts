@@ -178,6 +178,12 @@ const PIPELINE: unique symbol = Symbol('runToolCall');
 export class Call {
   #applied: Applied | undefined;
   #store: TeamStore | undefined;
+  /**
+   * How this call's answer is sent, when not as the tool's own: `exec` runs an action inside its
+   * envelope (`{action, ok, result}`, at most `maxEnvelopeBytes` of JSON), and pages are sized to
+   * fit that answer (src/tools/page-sizer.ts).
+   */
+  answerAs: { execAction: string; maxEnvelopeBytes: number } | undefined;
 
   constructor(
     token: typeof PIPELINE,

@@ -135,18 +135,19 @@ describe('exec: oversized answers are never cut', () => {
     expect(Buffer.byteLength(JSON.stringify(env))).toBeLessThanOrEqual(65536);
   });
 
-  it('a directory page of control-character names is withheld; a smaller limit, then its cursor, go on', async () => {
+  it("a directory page of control-character names is sized to exec's envelope: never withheld, its cursor goes on", async () => {
     const dir = join(tree.dir, 'wide');
     mkdirSync(dir);
     for (let i = 0; i < 120; i++) writeFileSync(join(dir, `${'\x02'.repeat(150)}${String(i).padStart(3, '0')}`), '');
-    const r = await exec(big, 'workspace.list_dir', { path: 'wide', limit: 120 });
-    expect(r.isError).toBe(true);
-    const change = answerOf(r).continuation!.continue_with;
-    expect(change.limit).toBeLessThan(120);
-    const first = await ok(big, 'workspace.list_dir', { path: 'wide', ...change });
-    expect((first.result.entries as unknown[]).length).toBe(change.limit);
-    const next = await ok(big, 'workspace.list_dir', { path: 'wide', limit: change.limit, cursor: first.result.next_cursor });
-    expect((next.result.entries as unknown[]).length).toBeGreaterThan(0);
+    // At 1 MiB the tool's own page would take all 120 (each name escaped is 900 bytes); inside exec it stops at the envelope's limit.
+    const first = await ok(big, 'workspace.list_dir', { path: 'wide', limit: 120 });
+    const n = (first.result.entries as unknown[]).length;
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThan(120);
+    expect(first.result.has_more).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(first))).toBeLessThanOrEqual(65536);
+    const next = await ok(big, 'workspace.list_dir', { path: 'wide', limit: 120, cursor: first.result.next_cursor });
+    expect((next.result.entries as unknown[]).length).toBe(120 - n);
   });
 
   it('an oversized mutation answers a receipt of real paths, applied, with no replay advice', async () => {
