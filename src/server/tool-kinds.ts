@@ -252,9 +252,19 @@ export function defineSearchTool<S extends Shape, O extends Shape, R extends Too
   ctx.rows.push(rowOf(ctx, spec, 'search/lookup'));
 }
 
-/** A detail tool: one item (or one window of it). */
-export function defineDetailTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(ctx: ToolContext, spec: BaseSpec<S, O, R>, classification: 'detail' | 'single-item' = 'detail'): void {
-  register(ctx, spec, spec.args, { readOnlyHint: true }, async (args, call) => structured(await spec.run(parsedArgs<S>(args), call)), spec.outputSchema);
+/**
+ * A detail tool: one item (or one window of it). `textView`: what its text block renders of the
+ * page when not the page itself (the same content in another form: a window's pieces joined).
+ */
+export function defineDetailTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(
+  ctx: ToolContext,
+  spec: BaseSpec<S, O, R> & { textView?: (page: R) => object },
+  classification: 'detail' | 'single-item' = 'detail',
+): void {
+  register(ctx, spec, spec.args, { readOnlyHint: true }, async (args, call) => {
+    const page = await spec.run(parsedArgs<S>(args), call);
+    return structured(page, spec.textView?.(page));
+  }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, classification));
 }
 

@@ -39,10 +39,11 @@ export function answerSizer(limits: ResolvedLimits, shape: AnswerShape = {}): Pa
 
 /**
  * Whether `page`, answered as `shape` says, fits every active limit: the check the budget makes
- * (`fitsWithinBudget` on the answer `structured` builds), and exec's envelope limit.
+ * (`fitsWithinBudget` on the answer `structured` builds, its text rendering `view` when given), and
+ * exec's envelope limit (exec renders the page itself).
  */
-export function answerFits(page: object, limits: ResolvedLimits, shape: AnswerShape = {}): boolean {
-  if (shape.execAction === undefined) return fitsWithinBudget(structured(page), limits, 'result');
+export function answerFits(page: object, limits: ResolvedLimits, shape: AnswerShape = {}, view?: object): boolean {
+  if (shape.execAction === undefined) return fitsWithinBudget(structured(page, view), limits, 'result');
   const sent = { action: shape.execAction, ok: true, result: page };
   if (shape.maxEnvelopeBytes !== undefined && utf8(JSON.stringify(sent)) > shape.maxEnvelopeBytes) return false;
   return fitsWithinBudget(structured(sent), limits, 'result');

@@ -6,7 +6,9 @@
  * emoji); below 80% only when one more item like the page's heaviest would not fit beside the
  * room kept for the page's longest cursor and warning (at 8 KiB an escaped task or file name is a
  * fifth to a third of the budget, that room up to a tenth). No page is ever cut by the budget (no report), and the first pages of a walk see each
- * item once. The figures for every budget and item size: `npm run bench:fill`.
+ * item once. A read of plain text gets the documented default window whole, its content in pieces
+ * within the string bound, shown joined in the text block, and its answer fills 80% of the
+ * budget. The figures for every budget and item size: `npm run bench:fill`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,4 +168,20 @@ describe.each([8192, 16384, 32768])('at a %i-byte budget', (maxBytes) => {
       }
     }
   }, 20_000);
+
+  it('a read of plain text gets the documented default window whole, in pieces within the string bound, shown joined', async () => {
+    const desc = (await client.listTools()).tools.find((t) => t.name === 'workspace_read_file')!.description!;
+    const def = Number(/default (\d+) bytes/.exec(desc)![1]);
+    const limits = resolveLimits({ maxResultBytes: maxBytes });
+    // Lines of 40 bytes: the plain text the default is documented for.
+    writeFileSync(join(root, `plain-${maxBytes}.txt`), 'const value = compute(alpha, beta); //\n'.repeat(Math.ceil((2 * def) / 40)));
+    const r = (await client.callTool({ name: 'workspace_read_file', arguments: { path: `plain-${maxBytes}.txt` } })) as Result;
+    expect(r._meta?.[REPORT_KEY]).toBeUndefined();
+    const w = r.structuredContent as { bytes: number; content: string[] };
+    expect(w.bytes).toBe(def);
+    expect(fillOf((last as { result: Record<string, unknown> }).result, maxBytes)).toBeGreaterThanOrEqual(0.8);
+    expect(Buffer.byteLength(w.content.join(''))).toBe(def);
+    for (const piece of w.content) expect(Buffer.byteLength(JSON.stringify(piece)) - 2).toBeLessThanOrEqual(limits.maxStringBytes);
+    expect(r.content![0]!.text).toContain(`content: |\n ${w.content.join('').split('\n')[0]}`);
+  });
 });
