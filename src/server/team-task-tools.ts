@@ -153,7 +153,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       comments_cursor: z.string().max(4096).optional().describe('comments_next_cursor of a previous call.'),
     },
     row: {
-      paging: `body window (body_offset, body_next_offset); comments keyset (created_at, id) read comments_limit+1 (default ${TEAM_PAGE_LIMITS.comments.default}, max ${TEAM_PAGE_LIMITS.comments.max}, over max refused), comments_has_more, signed comments_next_cursor`,
+      paging: `body window (body_offset, body_next_offset); comments keyset (created_at, id) read comments_limit+1 (default ${TEAM_PAGE_LIMITS.comments.default}, max ${TEAM_PAGE_LIMITS.comments.max}, over max refused), comments_has_more, signed comments_next_cursor; the comments stop where the answer would pass an active limit, each weighed as sent (its JSON in the structure and its line in the text block)`,
       per_item_budget: `body window ≤ ${windowBytes} bytes as written; comment previews ≤ ${COMMENT_PREVIEW_BYTES} bytes`,
       backend_query_bound: 'primary key for the task; index (task_id, created_at DESC, id DESC) LIMIT comments_limit+1',
       structured_content: 'the task object; the text block is its compact rendering (its JSON when that is no larger)',

@@ -310,6 +310,9 @@ function identifiersOf(page: object): Record<string, unknown> {
   return out;
 }
 
+/** How a paged tool's page is sized, as its inventory row says it. */
+export const PAGE_SIZING = 'the page stops where its answer would pass an active limit, each item weighed as sent (its JSON in the structure and its line in the text block)';
+
 function rowOf(ctx: ToolContext, spec: SpecHead & { limit?: PageLimit }, classification: Classification): InventoryRow {
   const limit = spec.limit === undefined ? null : { default: spec.limit.default, max: spec.limit.max, over_max: spec.limit.overMax };
   return {
@@ -317,7 +320,8 @@ function rowOf(ctx: ToolContext, spec: SpecHead & { limit?: PageLimit }, classif
     entry_point: spec.entryPoint,
     classification,
     limit,
-    paging: spec.row.paging,
+    // Every paged tool fills its page the same way: say so in its row.
+    paging: limit === null ? spec.row.paging : `${spec.row.paging}; ${PAGE_SIZING}`,
     per_item_budget: spec.row.per_item_budget,
     result_budget: ctx.resultBudget,
     backend_query_bound: spec.row.backend_query_bound,
