@@ -8,7 +8,8 @@
  * fifth to a third of the budget, that room up to a tenth). No page is ever cut by the budget (no report), and the first pages of a walk see each
  * item once. A read of plain text gets the documented default window whole, its content in pieces
  * within the string bound, shown joined in the text block, and its answer fills 80% of the
- * budget. The figures for every budget and item size: `npm run bench:fill`.
+ * budget. Through `exec`, every paged tool's first page fits the envelope (never withheld or cut).
+ * The figures for every budget and item size: `npm run bench:fill`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -168,6 +169,16 @@ describe.each([8192, 16384, 32768])('at a %i-byte budget', (maxBytes) => {
       }
     }
   }, 20_000);
+
+  it("through exec, every paged tool's first page is sized to the envelope: never withheld, never cut", async () => {
+    for (const p of PAGED) {
+      const input = { ...p.args, [p.limitArg ?? 'limit']: p.max };
+      const r = (await client.callTool({ name: 'exec', arguments: { action: p.tool.replace('_', '.'), input } })) as Result;
+      expect(r.isError, `${p.tool} through exec at ${maxBytes}: ${r.content?.[0]?.text?.slice(0, 200)}`).not.toBe(true);
+      expect(r._meta?.[REPORT_KEY], `${p.tool} through exec at ${maxBytes} was cut`).toBeUndefined();
+      expect(((r.structuredContent!.result as Record<string, unknown>)[p.items] as unknown[]).length).toBeGreaterThan(0);
+    }
+  });
 
   it('a read of plain text gets the documented default window whole, in pieces within the string bound, shown joined', async () => {
     const desc = (await client.listTools()).tools.find((t) => t.name === 'workspace_read_file')!.description!;
