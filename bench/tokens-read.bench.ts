@@ -5,7 +5,7 @@
  *
  *   - a directory page: 120 files named as in a real package (TypeScript's lib/), `limit` 200;
  *     useful content: the names, one a line;
- *   - a file read of source code (8 KiB of TypeScript); useful content: the file;
+ *   - a file read of source code (9 KiB of TypeScript, one window); useful content: the window;
  *   - a git log page of 30 commits with real subjects; useful content: `hash author date subject`
  *     a line;
  *   - a message page of 30 messages; useful content: `author: body` a line.
@@ -81,8 +81,8 @@ try {
   const page = await call(serve, 'workspace_list_dir', { path: 'lib', limit: 200 });
   row('directory page (120 names)', 'serve', textOf(page), names.slice().sort().join('\n'));
   const file = await call(serve, 'workspace_read_file', { path: 'source.ts', max_bytes: 65536 });
-  // One read window (the string bound holds it to 8 KiB at the defaults): its useful content is the window.
-  const window = String(file.structuredContent!.content);
+  // One read window (the whole file: the default window carries about 29 KiB of plain text): its useful content is the window.
+  const window = (file.structuredContent!.content as string[]).join('');
   row(`file read (${Buffer.byteLength(window)} B window of TypeScript)`, 'serve', textOf(file), window);
   const log = await call(serve, 'git_log', { limit: 30 });
   row('git log page (30 commits)', 'serve', textOf(log), logLines);

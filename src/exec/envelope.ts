@@ -62,6 +62,8 @@ export async function execute(registry: ActionRegistry, settings: ExecSettings, 
   const parsed = action.input.safeParse(input ?? {});
   if (!parsed.success) return refusedInput(action, parsed.error.issues);
   let structure: unknown;
+  // The action's pages are sized to fit this envelope, not the tool's own answer.
+  call.answerAs = { execAction: action.name, maxEnvelopeBytes: EXEC_LIMITS.envelopeBytes };
   try {
     structure = (await action.declared.handler(parsed.data, call)).structuredContent;
   } catch (e) {

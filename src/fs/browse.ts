@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Dir, Dirent } from 'node:fs';
 import { WorkspaceError, fsError, type DirHandle, type Workspace } from './confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
+import { jsonSizer, type PageSizer } from '../shared/page-meter.js';
 
 export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -37,7 +38,7 @@ export interface BrowseOptions {
   handleTtlMs?: number;
   /** Entries a re-scan may pass while looking for the cursor's position. @default 200000 */
   maxRescanEntries?: number;
-  /** A page stops before its entries' JSON passes this size (so the result budget never cuts it). */
+  /** Without a sizer, a page stops before its entries' JSON passes this size. @default no bound */
   maxPageBytes?: number;
   /** Entries a filter (scan: directories only) may pass over in one call before the page ends. @default 10000 */
   maxFilterSkip?: number;
@@ -118,6 +119,19 @@ class HandleCache {
  * which may be 4 KiB), the last name (≤ 255 bytes, base64) and small numbers, signed.
  */
 export const CURSOR_ROOM_BYTES = 640;
+/** Room kept for a page's warning (the longest this file writes is about 110 characters). */
+const WARNING_ROOM_CHARS = 128;
+
+/**
+ * How a listing's page is measured: the sizer, and for a caller whose page is not the listing
+ * itself (the scan), its page's own fields, its list member and each entry as that page holds it.
+ */
+export interface ListMeasure {
+  sizer: PageSizer;
+  fixed?: object;
+  list?: string;
+  asItem?: (e: DirEntry) => object | Promise<object>;
+}
 
 /** A cursor is bound to its directory's path by a hash, so its length does not grow with the path. */
 function pathKey(rel: string): string {
@@ -170,13 +184,14 @@ export class DirectoryBrowser {
     cursor: string | undefined,
     filter?: (d: Dirent<Buffer>) => boolean,
     kind = 'dir',
+    measure?: ListMeasure,
   ): Promise<DirPage> {
     // The directory is opened through the gate (no link on the way) and iterated through that
     // descriptor; the path string is never opened again.
     const opened = await this.ws.openDir(path);
     const owned = { transferred: false };
     try {
-      return await this.listOpened(opened, owned, path, limit, cursor, filter, kind);
+      return await this.listOpened(opened, owned, path, limit, cursor, filter, kind, measure);
     } finally {
       if (!owned.transferred) await opened.close();
     }
@@ -190,6 +205,7 @@ export class DirectoryBrowser {
     cursor: string | undefined,
     filter: ((d: Dirent<Buffer>) => boolean) | undefined,
     kind: string,
+    measure: ListMeasure | undefined,
   ): Promise<DirPage> {
     let handle: Dir;
     /** The handle the listing was opened through (this call's `dir`, or a cached one). */
@@ -225,8 +241,10 @@ export class DirectoryBrowser {
     }
 
     const entries: DirEntry[] = [];
-    // The page's own fields count too: its path and the cursor it may carry.
-    let bytes = Buffer.byteLength(JSON.stringify(dir.rel)) + CURSOR_ROOM_BYTES;
+    // The page's own fields count too: its path, the longest cursor and warning it may carry.
+    const sizer = measure?.sizer ?? jsonSizer(this.maxPageBytes);
+    const fixed = measure?.fixed ?? { path: dir.rel, path_truncated: true, entries: [], has_more: true, next_cursor: 'c'.repeat(CURSOR_ROOM_BYTES), warning: 'w'.repeat(WARNING_ROOM_CHARS) };
+    const meter = sizer.meter(fixed, measure?.list ?? 'entries');
     /** The last entry examined (listed or passed over by the filter): the cursor resumes after it. */
     let last: Buffer | undefined;
     let warning: string | undefined;
@@ -248,13 +266,11 @@ export class DirectoryBrowser {
           continue;
         }
         const e = entryOf(d);
-        const size = JSON.stringify(e).length + 1;
-        if (entries.length === limit || (entries.length > 0 && bytes + size > this.maxPageBytes)) {
+        if (entries.length === limit || !meter.take(measure?.asItem === undefined ? e : await measure.asItem(e))) {
           extra = d; // the entry after the page: there is more
           break;
         }
         entries.push(e);
-        bytes += size;
         last = d.name;
       }
     } catch (e) {

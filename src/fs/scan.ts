@@ -3,7 +3,8 @@
  * summarised by a bounded one-level scan: entries are counted up to a cap, with a flag when the
  * cap was reached, so a directory of a million entries costs the same as one of a thousand.
  */
-import type { DirectoryBrowser } from './browse.js';
+import { CURSOR_ROOM_BYTES, type DirEntry, type DirectoryBrowser, type ListMeasure } from './browse.js';
+import type { PageSizer } from '../shared/page-meter.js';
 import type { DirHandle, EntryName, Workspace } from './confine.js';
 
 /** Entries counted per directory before the count is reported as capped. */
@@ -61,20 +62,38 @@ async function summarize(root: DirHandle, raw: EntryName, name: string, nameBase
   return s;
 }
 
-export async function scanWorkspace(browser: DirectoryBrowser, ws: Workspace, limit: number, cursor: string | undefined): Promise<ScanPage> {
-  const page = await browser.list(undefined, limit, cursor, (d) => d.isDirectory(), 'scan');
-  const directories: DirSummary[] = [];
+/**
+ * One page of the agent directories. With `sizer`, each directory is summarized as the listing
+ * reaches it and measured as its summary will be sent, so the page stops where the answer would
+ * pass a bound (the summary of the first directory of the next page is read, then left).
+ */
+export async function scanWorkspace(browser: DirectoryBrowser, ws: Workspace, limit: number, cursor: string | undefined, sizer?: PageSizer): Promise<ScanPage> {
   const root = await ws.openRoot();
   try {
-    for (const e of page.entries) {
+    const summaries: DirSummary[] = [];
+    const summary = (e: DirEntry): Promise<DirSummary> =>
       // A name that is not UTF-8 is opened by its raw bytes.
-      const raw = e.name_base64 === undefined ? e.name : Buffer.from(e.name_base64, 'base64');
-      directories.push(await summarize(root, raw, e.name, e.name_base64));
-    }
+      summarize(root, e.name_base64 === undefined ? e.name : Buffer.from(e.name_base64, 'base64'), e.name, e.name_base64);
+    const measure: ListMeasure | undefined =
+      sizer === undefined
+        ? undefined
+        : {
+            sizer,
+            fixed: { directories: [], has_more: true, next_cursor: 'c'.repeat(CURSOR_ROOM_BYTES) },
+            list: 'directories',
+            asItem: async (e) => {
+              const s = await summary(e);
+              summaries.push(s);
+              return s;
+            },
+          };
+    const page = await browser.list(undefined, limit, cursor, (d) => d.isDirectory(), 'scan', measure);
+    const directories: DirSummary[] = [];
+    for (const [i, e] of page.entries.entries()) directories.push(summaries[i] ?? (await summary(e)));
+    const out: ScanPage = { directories, has_more: page.has_more };
+    if (page.next_cursor !== undefined) out.next_cursor = page.next_cursor;
+    return out;
   } finally {
     await root.close();
   }
-  const out: ScanPage = { directories, has_more: page.has_more };
-  if (page.next_cursor !== undefined) out.next_cursor = page.next_cursor;
-  return out;
 }

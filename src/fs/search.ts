@@ -7,7 +7,7 @@
  * a symlink is never entered and never listed, and a query naming an existing or a missing name
  * behind a link gets the same answer.
  *
- * One call stops at the first of: the page full (`limit` matches, or `maxPageBytes` of them, so
+ * One call stops at the first of: the page full (`limit` matches, or as many as its sizer takes, so
  * the result budget never has to cut it), the walk's end, or a cap on entries visited or on time
  * (`truncated_scan: true` and a `note`). `next_cursor` holds where the walk stands, so the next call
  * goes on from there: no match is repeated or lost across the pages of an unchanged tree.
@@ -16,6 +16,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { WorkspaceError, type DirHandle, type Workspace } from './confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
+import { jsonSizer, type PageSizer } from '../shared/page-meter.js';
 import { GlobPlan, MAX_GLOB_MATCH_COST, MAX_QUERY_BYTES } from './glob-pattern.js';
 import { GlobWalk, type WalkLimits, type WalkPosition } from './glob-walk.js';
 
@@ -72,6 +73,14 @@ function bindingOf(query: string, rel: string): string {
 }
 
 const SLASH = 0x2f;
+
+/**
+ * Room a page keeps for its cursor (a walk a few directories deep) and its note (one of its
+ * sentences). A deeper walk's cursor, or a note of every kind, can pass it: `serve` then makes the
+ * page again for less (src/server/tool-kinds.ts), so the budget still never cuts it.
+ */
+const SEARCH_CURSOR_ROOM_BYTES = 640;
+const SEARCH_NOTE_ROOM_CHARS = 200;
 
 function encodePosition(cursors: CursorCodec, query: string, base: DirHandle, pos: WalkPosition): string {
   const w = pos.dirs.flatMap((n, k) => (k === 0 ? [n] : [Buffer.of(SLASH), n]));
@@ -193,7 +202,7 @@ export async function searchFiles(
   path: string | undefined,
   limit: number,
   cursor: string | undefined,
-  maxPageBytes?: number,
+  size?: number | PageSizer,
   options: Partial<WalkLimits> = {},
 ): Promise<SearchPage> {
   const read = readQuery(query);
@@ -206,15 +215,29 @@ export async function searchFiles(
     if (cursor !== undefined) await walk.resume(decodePosition(cursors, cursor, query, base));
     const matches: string[] = [];
     const raws: RawMatch[] = [];
-    let bytes = 0;
+    const sizer = typeof size === 'object' ? size : jsonSizer(size ?? Infinity);
+    // The page's own fields at their largest: echoes, flags, a cursor and a note of every kind.
+    const fixed = {
+      query,
+      query_truncated: true,
+      ...(read.plain ? { glob: read.glob, glob_truncated: true } : {}),
+      path: rel,
+      path_truncated: true,
+      matches: [],
+      has_more: true,
+      next_cursor: 'c'.repeat(SEARCH_CURSOR_ROOM_BYTES),
+      non_utf8: [],
+      truncated_scan: true,
+      note: 'n'.repeat(SEARCH_NOTE_ROOM_CHARS),
+    };
+    const meter = sizer.meter(fixed, 'matches');
     const outcome = await walk.run((m, raw) => {
       const utf8 = isUtf8(raw);
-      // JSON size of the match (and of its raw form), so the page fits the budget as sent.
-      const size = Buffer.byteLength(JSON.stringify(m)) + 1 + (utf8 ? 0 : Math.ceil(raw.length / 3) * 4 + 40);
-      if (matches.length >= limit || (maxPageBytes !== undefined && matches.length > 0 && bytes + size > maxPageBytes)) return false;
-      if (!utf8) raws.push({ index: matches.length, path_base64: raw.toString('base64') });
+      // A name that is not UTF-8 adds its raw form to non_utf8.
+      const rawForm = utf8 ? undefined : { index: matches.length, path_base64: raw.toString('base64') };
+      if (matches.length >= limit || !meter.take(m, rawForm === undefined ? 0 : Buffer.byteLength(JSON.stringify(rawForm)) + 1)) return false;
+      if (rawForm !== undefined) raws.push(rawForm);
       matches.push(m);
-      bytes += size;
       return true;
     });
     const page: SearchPage = { query, ...(read.plain ? { glob: read.glob } : {}), path: rel, matches, has_more: outcome !== 'done' };

@@ -8,7 +8,7 @@
  */
 import { WorkspaceError, type Workspace } from '../fs/confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { MAX_ECHO_BYTES, PageFill, UNBOUNDED_PAGE, bindKey, fieldBytes, itemRoom, putField, type GitPageLimits } from './page-fit.js';
+import { MAX_ECHO_BYTES, PageFill, UNBOUNDED_PAGE, bindKey, fieldBytes, itemRoom, meterOf, putField, type GitPageLimits } from './page-fit.js';
 import { checkNotOption, type GitRunner } from './run-git.js';
 
 export { REF_CANDIDATES, gitRefs, type RefEntry, type RefPage } from './git-refs.js';
@@ -143,7 +143,7 @@ export async function gitLog(git: GitRunner, ws: Workspace, cursors: CursorCodec
   if (start === undefined) return page;
   const next = (s: number): string => cursors.encode('log', { k: key, h: start, s });
   const fixed = { ...page, has_more: true, next_cursor: cursors.encode('log', { k: key, h: 'f'.repeat(64), s: Number.MAX_SAFE_INTEGER }), examined: LOG_WALK_WINDOW };
-  const fill = new PageFill<Commit>(itemRoom(limits, fixed), args.limit);
+  const fill = new PageFill<Commit>(itemRoom(limits, fixed), args.limit, meterOf(limits, fixed, 'commits'));
   const shape = commitShape(limits, fill.room);
   if (path === undefined) {
     const recs = git.records(['log', '--no-color', `--max-count=${args.limit + 1}`, `--skip=${skip}`, LOG_FORMAT, '-z', start]);

@@ -7,7 +7,7 @@
  */
 import { WorkspaceError } from '../fs/confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { ANCHOR_BYTES, AnchorSkip, PageFill, UNBOUNDED_PAGE, anchorFrom, anchorOf, bindKey, fieldBytes, itemRoom, putField, type Anchor, type GitPageLimits } from './page-fit.js';
+import { ANCHOR_BYTES, AnchorSkip, PageFill, UNBOUNDED_PAGE, anchorFrom, anchorOf, bindKey, fieldBytes, itemRoom, meterOf, putField, type Anchor, type GitPageLimits } from './page-fit.js';
 import { refsFromFiles, type RefRecord } from './ref-store.js';
 import type { GitRunner } from './run-git.js';
 
@@ -89,7 +89,7 @@ export async function gitRefs(git: GitRunner, cursors: CursorCodec, kind: 'heads
     warning: 'w'.repeat(WARNING_CHARS),
     skipped: Number.MAX_SAFE_INTEGER,
   };
-  const fill = new PageFill<RefEntry>(itemRoom(limits, fixed), args.limit);
+  const fill = new PageFill<RefEntry>(itemRoom(limits, fixed), args.limit, meterOf(limits, fixed, 'refs'));
   const nameBytes = fieldBytes(limits, fill.room, { name: '', target: 'f'.repeat(64), name_truncated: true }, 1);
   const skip = new AnchorSkip(anchor);
   let examined = 0;

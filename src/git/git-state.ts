@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { WorkspaceError } from '../fs/confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { PageFill, UNBOUNDED_PAGE, bindKey, cutField, fieldBytes, itemRoom, putField, type GitPageLimits } from './page-fit.js';
+import { PageFill, UNBOUNDED_PAGE, bindKey, cutField, fieldBytes, itemRoom, meterOf, putField, type GitPageLimits } from './page-fit.js';
 import type { GitRunner } from './run-git.js';
 
 /** Conflict files listed by `git_merge_status` at most. */
@@ -93,7 +93,7 @@ export async function gitStashes(
   const hasStash = await git.tryRun(['rev-parse', '--verify', '--quiet', 'refs/stash']);
   if (hasStash.code !== 0) return page;
   const fixed = { ...page, has_more: true, next_cursor: cursors.encode('stash', { s: Number.MAX_SAFE_INTEGER, m }), examined: STASH_CANDIDATES };
-  const fill = new PageFill<StashEntry>(itemRoom(limits, fixed), args.limit);
+  const fill = new PageFill<StashEntry>(itemRoom(limits, fixed), args.limit, meterOf(limits, fixed, 'stashes'));
   const messageBytes = fieldBytes(limits, fill.room, { ref: 'stash@{9999999}', commit: 'f'.repeat(64), message: '', message_truncated: true }, 1);
   const budget = args.match === undefined ? args.limit + 1 : STASH_CANDIDATES + 1;
   let index = skip;

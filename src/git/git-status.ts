@@ -6,7 +6,7 @@
  */
 import { WorkspaceError } from '../fs/confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { ANCHOR_BYTES, AnchorSkip, PageFill, UNBOUNDED_PAGE, anchorFrom, anchorOf, fieldBytes, itemRoom, putField, type Anchor, type GitPageLimits } from './page-fit.js';
+import { ANCHOR_BYTES, AnchorSkip, PageFill, UNBOUNDED_PAGE, anchorFrom, anchorOf, fieldBytes, itemRoom, meterOf, putField, type Anchor, type GitPageLimits } from './page-fit.js';
 import type { GitRunner } from './run-git.js';
 import { untrackedPaths } from './untracked.js';
 
@@ -64,7 +64,7 @@ export async function gitStatus(git: GitRunner, cursors: CursorCodec, args: Stat
     next_cursor: cursors.encode('status', { u: 1, ...anchorOf('x'.repeat(ANCHOR_BYTES + 1)) }),
     warning: 'w'.repeat(WARNING_CHARS),
   };
-  const fill = new PageFill<StatusEntry>(itemRoom(limits, fixed), args.limit);
+  const fill = new PageFill<StatusEntry>(itemRoom(limits, fixed), args.limit, meterOf(limits, fixed, 'entries'));
   const pathBytes = fieldBytes(limits, fill.room, { path: '', status: 'XY', kind: 'untracked', path_truncated: true }, 1);
   const offer = (path: string, status: string, kind: StatusEntry['kind']): boolean =>
     fill.offer(putField({ path: '', status, kind }, 'path', path, pathBytes, Infinity));

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { cutString } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
+import type { PageMeter, PageSizer } from '../shared/page-meter.js';
 
 /** The bounds one git page is built to (the server's page budget for the active limits). */
 export interface GitPageLimits {
@@ -18,6 +19,8 @@ export interface GitPageLimits {
   maxPageItems: number;
   /** JSON-escaped bytes of any one string of the page. */
   maxPageStringBytes: number;
+  /** Measures a page as it is sent (`serve`); without it, a page stops at `maxPageBytes` of JSON. */
+  sizer?: PageSizer | undefined;
 }
 
 /** No bound beyond the tools' own caps (unit tests and benchmarks calling the reads directly). */
@@ -71,7 +74,7 @@ export function fieldBytes(limits: GitPageLimits, room: number, template: object
   return Math.max(0, Math.min(limits.maxPageStringBytes, share));
 }
 
-/** Fills one page's items under a byte room and the item bound. */
+/** Fills one page's items under a byte room (or a meter) and the item bound. */
 export class PageFill<T> {
   readonly items: T[] = [];
   private used = 0;
@@ -80,6 +83,8 @@ export class PageFill<T> {
     /** Bytes the items array's contents may take. */
     readonly room: number,
     readonly maxItems: number,
+    /** Measures the page as it is sent; without it, items' JSON under `room`. */
+    private readonly meter?: PageMeter,
   ) {}
 
   /** Whether the page is full by count. */
@@ -93,12 +98,22 @@ export class PageFill<T> {
    */
   offer(item: T): boolean {
     if (this.full) return false;
+    if (this.meter !== undefined) {
+      if (!this.meter.take(item)) return false;
+      this.items.push(item);
+      return true;
+    }
     const size = jsonBytes(item) + (this.items.length > 0 ? 1 : 0);
     if (this.items.length > 0 && this.used + size > this.room) return false;
     this.items.push(item);
     this.used += size;
     return true;
   }
+}
+
+/** The meter of a page whose own fields are `fixed` and items go in `list`, when the limits carry a sizer. */
+export function meterOf(limits: GitPageLimits, fixed: object, list: string): PageMeter | undefined {
+  return limits.sizer?.meter(fixed, list);
 }
 
 /** Bytes left for items: the page size less the page's own fields (with the longest cursor it may carry). */

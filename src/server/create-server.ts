@@ -95,7 +95,7 @@ export async function createWorkspaceServer(
   }
   // Every call's caller is resolved against the team store by the pipeline (runToolCall).
   const offered = new Set<Toolset>(options.toolsets ?? TOOLSETS);
-  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, authority: session, afterWrite: faults.afterWrite, offered };
+  const ctx: ToolContext = { server, rows: [], resultBudget: `withResultBudget, maxResultBytes ${limits.maxResultBytes}`, page, limits, authority: session, afterWrite: faults.afterWrite, offered };
   const cursors = new CursorCodec();
   const browser = offered.has('workspace') ? registerWorkspaceTools(ctx, workspace, cursors) : undefined;
   if (offered.has('git')) registerGitTools(ctx, workspace, cursors);

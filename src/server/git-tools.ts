@@ -96,7 +96,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: LOG_OUTPUT,
-      run: ({ ref, path, limit, cursor }) => gitLog(git(), ws, cursors, { ref, path, limit, cursor, page: ctx.page }),
+      run: ({ ref, path, limit, cursor, sizer }) => gitLog(git(), ws, cursors, { ref, path, limit, cursor, page: { ...ctx.page, sizer } }),
     },
     { argument: 'the `path` argument' },
   );
@@ -118,7 +118,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: STATUS_OUTPUT,
-      run: ({ limit, cursor }) => gitStatus(git(), cursors, { limit, cursor, page: ctx.page }),
+      run: ({ limit, cursor, sizer }) => gitStatus(git(), cursors, { limit, cursor, page: { ...ctx.page, sizer } }),
     },
     { tool: 'workspace_search_files', surface: 'workspace' },
   );
@@ -144,7 +144,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
           structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
         },
         outputSchema: REFS_OUTPUT,
-      run: ({ match, limit, cursor }) => gitRefs(git(), cursors, kind, { match, limit, cursor, page: ctx.page }),
+      run: ({ match, limit, cursor, sizer }) => gitRefs(git(), cursors, kind, { match, limit, cursor, page: { ...ctx.page, sizer } }),
       },
       { argument: 'the `match` argument' },
     );
@@ -166,7 +166,7 @@ export function registerGitTools(ctx: ToolContext, ws: Workspace, cursors: Curso
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: STASHES_OUTPUT,
-      run: ({ match, limit, cursor }) => gitStashes(git(), cursors, { match, limit, cursor, page: ctx.page }),
+      run: ({ match, limit, cursor, sizer }) => gitStashes(git(), cursors, { match, limit, cursor, page: { ...ctx.page, sizer } }),
     },
     { argument: 'the `match` argument' },
   );

@@ -9,7 +9,8 @@ import { cutString, mirrorLength } from '../engine/index.js';
 import { WorkspaceError } from '../fs/errors.js';
 import type { CursorCodec } from '../shared/cursor.js';
 import { TEAM_READ_LIMITS, type Comment, type Member, type Message, type Task, type TeamStore, type TimeKey } from '../team/index.js';
-import type { Call, PageBudget } from '../tools/index.js';
+import type { PageSizer } from '../shared/page-meter.js';
+import type { Call } from '../tools/index.js';
 
 /**
  * A stored time as ISO 8601, for any value a store may hold: the write boundary keeps times within
@@ -102,36 +103,23 @@ export const pageFields = {
 };
 
 /**
- * How many of `items` fit the page's byte size (at least one): the page is then cut at the source,
- * so the result budget never has to, and `has_more` / `next_cursor` continue from the last kept.
+ * How many of `items` the page takes (at least one): its own fields are `fixed` (at their largest),
+ * its items go in `list`, and the sizer weighs each as the answer is sent (its JSON in the
+ * structure, its line in the text). The page is then cut at the source, so the result budget never
+ * has to, and `has_more` / `next_cursor` continue from the last kept.
  */
-export function fitItems(items: readonly object[], page: PageBudget, reservedBytes = 0): number {
-  // Sized by what each item weighs: its JSON once in the structure and once escaped in the text
-  // mirror (quotes and backslashes doubled), against the room the page budget leaves both (three
-  // times its structure bound, assuming a mirror of twice the structure) and the mirror's own
-  // (twice it). Sizing by the worst case (every byte doubled) filled a quarter of the budget.
-  const total = 3 * page.maxPageBytes;
-  const mirrorRoom = 2 * page.maxPageBytes;
-  let structure = reservedBytes;
-  let mirror = 2 * reservedBytes;
-  for (let i = 0; i < items.length; i++) {
-    const json = JSON.stringify(items[i]);
-    structure += utf8Bytes(json) + 1;
-    mirror += mirrorLength(json) + 1;
-    if ((structure + mirror > total || mirror > mirrorRoom) && i > 0) return i;
-  }
-  return items.length;
+export function fitItems(items: readonly object[], sizer: PageSizer, fixed: object, list: string): number {
+  const meter = sizer.meter(fixed, list);
+  let n = 0;
+  while (n < items.length && meter.take(items[n]!)) n++;
+  return n;
 }
 
-const utf8Bytes = (s: string): number => Buffer.byteLength(s, 'utf8');
-
-/**
- * Bytes a search page's own fields may take beyond the page overhead: the echoed query and the
- * cursor that carries it (base64 of its JSON, 4/3 of it, plus the signature).
- */
-export function echoBytes(query: string): number {
-  return 3 * Buffer.byteLength(JSON.stringify(query)) + 128;
+/** A stand-in for a cursor, longer than `cursor` by room for larger numbers (a page's own fields hold it before its last row is known). */
+export function cursorRoom(cursor: string): string {
+  return 'c'.repeat(cursor.length + 32);
 }
+
 
 /** Signed cursors of the team tools: bound to the store (its id) and to the query that made them. */
 export class TeamCursors {

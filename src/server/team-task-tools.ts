@@ -7,8 +7,8 @@
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/errors.js';
 import { TASK_PRIORITIES, TASK_STATUSES, TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS, taskIdOf, visibleRoles, type Member, type Task, type TeamStore } from '../team/index.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, commentItem, echoBytes, commentRow, fitItems, iso, num, pageFields, preview, taskItem, taskRow, textWindow, timeKeyOf, timePosition, withTeam } from './team-shapes.js';
-import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
+import { TeamCursors, commentItem, commentRow, cursorRoom, fitItems, iso, num, pageFields, preview, taskItem, taskRow, textWindow, timeKeyOf, timePosition, withTeam } from './team-shapes.js';
+import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, sizerOf, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-task-tools.ts';
 const FIELDS = ['status', 'priority', 'label', 'assignee'] as const;
@@ -84,16 +84,18 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: { tasks: z.array(taskItem), ...pageFields },
-      run: withTeam(async ({ status, assignee, label, limit, cursor }, { store, me }) => {
+      run: withTeam(async ({ status, assignee, label, limit, cursor, sizer }, { store, me }) => {
         if (assignee !== undefined) await visibleFilter(store, me, assignee);
         const bind = [status ?? null, assignee ?? null, label ?? null];
         const after = cursor === undefined ? undefined : timeKeyOf(cursors.decode('tasks', store.storeId, bind, cursor));
         const page = await store.listTasks({ status, assignee, label }, after, limit);
         const items = page.rows.map((t) => taskRow(t));
-        const n = fitItems(items, ctx.page);
+        const cursorAt = (r: (typeof page.rows)[number]): string => cursors.encode('tasks', store.storeId, bind, timePosition(r.updated_at, r));
+        const sample = page.rows[page.rows.length - 1];
+        const n = sample === undefined ? 0 : fitItems(items, sizer, { tasks: [], has_more: true, next_cursor: cursorRoom(cursorAt(sample)) }, 'tasks');
         const last = page.rows[n - 1];
         const more = page.more || n < page.rows.length;
-        return { tasks: items.slice(0, n), has_more: more, ...(more && last !== undefined ? { next_cursor: cursors.encode('tasks', store.storeId, bind, timePosition(last.updated_at, last)) } : {}) };
+        return { tasks: items.slice(0, n), has_more: more, ...(more && last !== undefined ? { next_cursor: cursorAt(last) } : {}) };
       }),
     },
     { tool: 'task_search', surface: 'team' },
@@ -115,18 +117,21 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { q: z.string(), tasks: z.array(taskItem.extend({ score: z.number().nullable(), snippet: z.string() })), ...pageFields },
-    run: withTeam(async ({ query, status, limit, cursor }, { store }) => {
+    run: withTeam(async ({ query, status, limit, cursor, sizer }, { store }) => {
       const bind = [query, status ?? null];
       const pos = cursor === undefined ? undefined : cursors.decode('tsearch', store.storeId, bind, cursor);
       const snapshot = pos === undefined ? await store.lastTaskId() : num(pos, 'n');
       const after = pos === undefined || pos.r === null ? undefined : { score: num(pos, 'r'), id: num(pos, 'i') };
       const page = await store.searchTasks(query, status, snapshot, after, pos === undefined, limit);
       const items = page.rows.map((h) => ({ ...taskRow(h), score: h.score, snippet: preview(h.snippet, TEAM_READ_LIMITS.snippetBytes).text }));
-      const n = fitItems(items, ctx.page, echoBytes(query));
+      const q = preview(query, 512).text;
+      const sample = page.rows[page.rows.length - 1];
+      const room = sample === undefined ? '' : cursorRoom(cursors.encode('tsearch', store.storeId, bind, { n: snapshot, r: sample.score, i: sample.id }));
+      const n = fitItems(items, sizer, { q, tasks: [], has_more: true, next_cursor: room }, 'tasks');
       const last = page.rows[n - 1];
       const more = page.more || n < page.rows.length;
       return {
-        q: preview(query, 512).text,
+        q,
         tasks: items.slice(0, n),
         has_more: more,
         ...(more && last !== undefined ? { next_cursor: cursors.encode('tsearch', store.storeId, bind, { n: snapshot, r: last.score, i: last.id }) } : {}),
@@ -148,13 +153,13 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       comments_cursor: z.string().max(4096).optional().describe('comments_next_cursor of a previous call.'),
     },
     row: {
-      paging: `body window (body_offset, body_next_offset); comments keyset (created_at, id) read comments_limit+1 (default ${TEAM_PAGE_LIMITS.comments.default}, max ${TEAM_PAGE_LIMITS.comments.max}, over max refused), comments_has_more, signed comments_next_cursor`,
+      paging: `body window (body_offset, body_next_offset); comments keyset (created_at, id) read comments_limit+1 (default ${TEAM_PAGE_LIMITS.comments.default}, max ${TEAM_PAGE_LIMITS.comments.max}, over max refused), comments_has_more, signed comments_next_cursor; the comments stop where the answer would pass an active limit, each weighed as sent (its JSON in the structure and its line in the text block)`,
       per_item_budget: `body window ≤ ${windowBytes} bytes as written; comment previews ≤ ${COMMENT_PREVIEW_BYTES} bytes`,
       backend_query_bound: 'primary key for the task; index (task_id, created_at DESC, id DESC) LIMIT comments_limit+1',
       structured_content: 'the task object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { task: taskItem, body_offset: z.number(), body_next_offset: z.number().nullable(), comments: z.array(commentItem), comments_has_more: z.boolean(), comments_next_cursor: z.string().optional() },
-    run: withTeam(async ({ id: rawId, body_offset, comments_limit, comments_cursor }, { store }) => {
+    run: withTeam(async ({ id: rawId, body_offset, comments_limit, comments_cursor }, { store, call }) => {
       const id = idOf(rawId);
       const limit = comments_limit ?? TEAM_PAGE_LIMITS.comments.default;
       if (limit > TEAM_PAGE_LIMITS.comments.max) {
@@ -166,10 +171,13 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       const w = textWindow(task.body, body_offset ?? 0, windowBytes);
       const head = { task: { ...taskRow(task, 0), body: w.text, body_truncated: w.next_offset !== null || w.offset > 0 }, body_offset: w.offset, body_next_offset: w.next_offset };
       const items = page.rows.map((c) => commentRow(c, COMMENT_PREVIEW_BYTES));
-      const n = items.length === 0 ? 0 : fitItems(items, ctx.page, Buffer.byteLength(JSON.stringify(head)) + TEAM_PAGE_FIELDS_BYTES);
+      const cursorAt = (r: (typeof page.rows)[number]): string => cursors.encode('comments', store.storeId, id, timePosition(r.created_at, r));
+      const sample = page.rows[page.rows.length - 1];
+      const fixed = { ...head, comments: [], comments_has_more: true, comments_next_cursor: sample === undefined ? '' : cursorRoom(cursorAt(sample)) };
+      const n = sample === undefined ? 0 : fitItems(items, sizerOf(ctx, call), fixed, 'comments');
       const last = page.rows[n - 1];
       const more = page.more || n < page.rows.length;
-      return { ...head, comments: items.slice(0, n), comments_has_more: more, ...(more && last !== undefined ? { comments_next_cursor: cursors.encode('comments', store.storeId, id, timePosition(last.created_at, last)) } : {}) };
+      return { ...head, comments: items.slice(0, n), comments_has_more: more, ...(more && last !== undefined ? { comments_next_cursor: cursorAt(last) } : {}) };
     }),
   });
 
@@ -245,7 +253,7 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
       structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { field: z.string(), options: z.array(z.object({ value: z.string(), role: z.string().optional() })), ...pageFields },
-    run: withTeam(async ({ field, query, limit, cursor }, { store, me }) => {
+    run: withTeam(async ({ field, query, limit, cursor, sizer }, { store, me }) => {
       if (query !== undefined && field !== 'assignee') throw new WorkspaceError('INVALID_PARAMS', '`q` is only for field "assignee" (member query mode); to find tasks use task_search.');
       const bind = [field, query ?? null, me.id];
       const after = cursor === undefined ? undefined : String(cursors.decode('options', store.storeId, bind, cursor).v);
@@ -265,8 +273,14 @@ export function registerTaskTools(ctx: ToolContext, cursors: TeamCursors): void 
         options = page.rows.map((m) => ({ value: m.name, role: m.role }));
         more = page.more;
       }
+      const cursorAt = (value: string): string => cursors.encode('options', store.storeId, bind, { v: value });
+      // A label is at most 64 bytes: the longest cursor holds one of them escaped.
+      const fixed = { field, options: [], has_more: true, next_cursor: cursorRoom(cursorAt('\\'.repeat(TEAM_INPUT_CAPS.maxLabelBytes))) };
+      const n = fitItems(options, sizer, fixed, 'options');
+      if (n < options.length) more = true;
+      options = options.slice(0, n);
       const last = options[options.length - 1];
-      return { field, options, has_more: more, ...(more && last !== undefined ? { next_cursor: cursors.encode('options', store.storeId, bind, { v: last.value }) } : {}) };
+      return { field, options, has_more: more, ...(more && last !== undefined ? { next_cursor: cursorAt(last.value) } : {}) };
     }),
   });
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { MAX_CURSOR_CHARS, type CursorCodec } from '../shared/cursor.js';
 import { TEAM_INPUT_CAPS, TEAM_PAGE_LIMITS, TEAM_READ_LIMITS } from '../team/index.js';
 import { registerTaskTools } from './team-task-tools.js';
-import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, echoBytes, fitItems, iso, messageItem, messageRow, num, pageFields, preview, textWindow, timeKeyOf, timePosition, withTeam } from './team-shapes.js';
+import { TEAM_PAGE_FIELDS_BYTES, TeamCursors, cursorRoom, fitItems, iso, messageItem, messageRow, num, pageFields, preview, textWindow, timeKeyOf, timePosition, withTeam } from './team-shapes.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 const ENTRY = 'src/server/team-tools.ts';
@@ -64,18 +64,20 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: { channel: z.string(), messages: z.array(messageItem), ...pageFields },
-      run: withTeam(async ({ channel, limit, cursor }, { store }) => {
+      run: withTeam(async ({ channel, limit, cursor, sizer }, { store }) => {
         const after = cursor === undefined ? undefined : timeKeyOf(cursors.decode('history', store.storeId, channel, cursor));
         const page = await store.history(channel, after, limit);
         const items = page.rows.map((m) => messageRow(m));
-        const n = fitItems(items, ctx.page);
+        const cursorAt = (r: (typeof page.rows)[number]): string => cursors.encode('history', store.storeId, channel, timePosition(r.created_at, r));
+        const sample = page.rows[page.rows.length - 1];
+        const n = sample === undefined ? 0 : fitItems(items, sizer, { channel, messages: [], has_more: true, next_cursor: cursorRoom(cursorAt(sample)) }, 'messages');
         const last = page.rows[n - 1];
         const more = page.more || n < page.rows.length;
         return {
           channel,
           messages: items.slice(0, n),
           has_more: more,
-          ...(more && last !== undefined ? { next_cursor: cursors.encode('history', store.storeId, channel, timePosition(last.created_at, last)) } : {}),
+          ...(more && last !== undefined ? { next_cursor: cursorAt(last) } : {}),
         };
       }),
     },
@@ -98,18 +100,21 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
       structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: { q: z.string(), matches: z.array(messageItem.extend({ score: z.number(), snippet: z.string() })), windowed: z.boolean(), ...pageFields },
-    run: withTeam(async ({ query, channel, limit, cursor }, { store }) => {
+    run: withTeam(async ({ query, channel, limit, cursor, sizer }, { store }) => {
       const bind = [query, channel ?? null];
       const pos = cursor === undefined ? undefined : cursors.decode('msearch', store.storeId, bind, cursor);
       const from = pos === undefined ? { hi: await store.lastMessageId() } : { hi: num(pos, 'h'), ...(pos.r === undefined ? {} : { after: { score: num(pos, 'r'), id: num(pos, 'i') } }) };
       const page = await store.searchMessages(query, channel, from, limit);
       const items = page.rows.map((h) => ({ ...messageRow(h), score: h.score, snippet: preview(h.snippet, TEAM_READ_LIMITS.snippetBytes).text }));
-      const n = fitItems(items, ctx.page, echoBytes(query));
+      const q = preview(query, 512).text;
+      const sample = page.rows[page.rows.length - 1];
+      const room = sample === undefined ? '' : cursorRoom(cursors.encode('msearch', store.storeId, bind, { h: page.hi, w: true, r: sample.score, i: sample.id }));
+      const n = fitItems(items, sizer, { q, matches: [], windowed: false, has_more: true, next_cursor: room }, 'matches');
       const last = page.rows[n - 1];
       // Cut for bytes: go on after the last row kept, in the same window.
       const next = n < page.rows.length && last !== undefined ? { hi: page.hi, after: { score: last.score, id: last.id } } : page.next;
       return {
-        q: preview(query, 512).text,
+        q,
         matches: items.slice(0, n),
         windowed: page.windowed || pos?.w === true,
         has_more: next !== undefined,
@@ -161,10 +166,12 @@ export function registerTeamTools(ctx: ToolContext, codec: CursorCodec): void {
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: { messages: z.array(messageItem), has_more: z.boolean(), ack_cursor: z.string().optional() },
-      run: withTeam(async ({ peek, limit }, { store, me }) => {
+      run: withTeam(async ({ peek, limit, sizer }, { store, me }) => {
         const page = await store.readInbox(me, limit);
         const items = page.rows.map((m) => messageRow(m));
-        const n = fitItems(items, ctx.page);
+        const sample = page.rows[page.rows.length - 1];
+        const room = sample === undefined ? '' : cursorRoom(cursors.encode('inbox', store.storeId, me.id, { u: sample.id }));
+        const n = fitItems(items, sizer, { messages: [], has_more: false, ack_cursor: room }, 'messages');
         const last = page.rows[n - 1];
         const out: { messages: typeof items; has_more: boolean; ack_cursor?: string } = { messages: items.slice(0, n), has_more: page.more || n < page.rows.length };
         if (peek !== true && last !== undefined) out.ack_cursor = cursors.encode('inbox', store.storeId, me.id, { u: last.id });

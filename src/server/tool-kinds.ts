@@ -14,10 +14,16 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { WorkspaceError } from '../fs/confine.js';
 import type { Action } from '../team/index.js';
+import type { ResolvedLimits } from '../engine/index.js';
+import type { PageSizer } from '../shared/page-meter.js';
 import {
+  PAGE_SHARES,
+  answerFits,
+  answerSizer,
   runToolCall,
   strictInput,
   structured,
+  type Call,
   type CallExtra,
   type CallHost,
   type DeclaredTool,
@@ -52,8 +58,10 @@ export interface ToolContext extends CallHost {
   rows: InventoryRow[];
   /** The final result budget the server applies (quoted in every row). */
   resultBudget: string;
-  /** What one page may hold under the active limits (pages are sized to it at the source). */
+  /** What one page may hold under the active limits (field caps and windows are sized to it at the source). */
   page: PageBudget;
+  /** The active limits: pages are sized to what their answer weighs under them (src/tools/page-sizer.ts). */
+  limits: ResolvedLimits;
   /** Every tool as registered, in order: the one source `exec` derives its actions from. */
   declared?: DeclaredTool[];
   /** The surfaces this server offers (`serve --tools`): advice names only tools that exist. @default every surface */
@@ -89,10 +97,31 @@ interface BaseSpec<S extends Shape, O extends Shape, R, A = ToolArgs<S>> extends
   run: ToolRun<A, O, R>;
 }
 
-/** What a paged tool's `run` gets besides its own arguments: the page size to read and the cursor. */
+/** What a paged tool's `run` gets besides its own arguments: the page size to read, the cursor, and what measures the page. */
 export interface PageArgs {
   limit: number;
   cursor: string | undefined;
+  /** Measures the page as its answer is sent: the page stops where the answer would pass a bound. */
+  sizer: PageSizer;
+}
+
+/** The sizer for `call`'s pages (answered as the tool's own, or inside exec's envelope), at `share` of every bound. */
+export function sizerOf(ctx: ToolContext, call: Call, share = 1): PageSizer {
+  return answerSizer(ctx.limits, { ...call.answerAs, share });
+}
+
+/**
+ * A page made by `make` for the sizer it is given, answered: made again for a smaller share of
+ * the bounds while its answer does not fit (its own fields passed what its source kept for them),
+ * so the budget never cuts it.
+ */
+async function sizedAnswer(ctx: ToolContext, call: Call, make: (sizer: PageSizer) => Promise<object>): Promise<ReturnType<typeof structured>> {
+  let page: object | undefined;
+  for (const share of PAGE_SHARES) {
+    page = await make(sizerOf(ctx, call, share));
+    if (answerFits(page, ctx.limits, call.answerAs)) break;
+  }
+  return structured(page!);
 }
 
 /** How a paged tool sizes its pages. */
@@ -193,7 +222,7 @@ export function defineListTool<S extends Shape, O extends Shape, R extends ToolP
   const refused = Object.fromEntries(QUERY_ARGS.map((q) => [q, `${spec.name} lists without filtering and does not take \`${q}\`; ${advice}.`]));
   register(ctx, { ...spec, description: `${spec.description} Pages of ${spec.limit.default} (max ${spec.limit.max}).` }, shape, { readOnlyHint: true }, async (args, call) => {
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
-    return structured(await spec.run(withKindArgs<S, PageArgs>(args, { limit, cursor: args.cursor as string | undefined }), call));
+    return sizedAnswer(ctx, call, (sizer) => spec.run(withKindArgs<S, PageArgs>(args, { limit, cursor: args.cursor as string | undefined, sizer }), call));
   }, spec.outputSchema, refused);
   ctx.rows.push(rowOf(ctx, spec, 'browse/list'));
 }
@@ -218,14 +247,24 @@ export function defineSearchTool<S extends Shape, O extends Shape, R extends Too
     const limit = resolveLimit(ctx, spec.name, args.limit, spec.limit);
     // The input schema made the query required or optional as `QueryOf` says.
     const query = args[q.name] as QueryOf<Required>;
-    return structured(await spec.run(withKindArgs<S, PageArgs & { query: QueryOf<Required> }>(args, { query, limit, cursor: args.cursor as string | undefined }), call));
+    return sizedAnswer(ctx, call, (sizer) => spec.run(withKindArgs<S, PageArgs & { query: QueryOf<Required> }>(args, { query, limit, cursor: args.cursor as string | undefined, sizer }), call));
   }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, 'search/lookup'));
 }
 
-/** A detail tool: one item (or one window of it). */
-export function defineDetailTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(ctx: ToolContext, spec: BaseSpec<S, O, R>, classification: 'detail' | 'single-item' = 'detail'): void {
-  register(ctx, spec, spec.args, { readOnlyHint: true }, async (args, call) => structured(await spec.run(parsedArgs<S>(args), call)), spec.outputSchema);
+/**
+ * A detail tool: one item (or one window of it). `textView`: what its text block renders of the
+ * page when not the page itself (the same content in another form: a window's pieces joined).
+ */
+export function defineDetailTool<S extends Shape, O extends Shape, R extends ToolPage<O>>(
+  ctx: ToolContext,
+  spec: BaseSpec<S, O, R> & { textView?: (page: R) => object },
+  classification: 'detail' | 'single-item' = 'detail',
+): void {
+  register(ctx, spec, spec.args, { readOnlyHint: true }, async (args, call) => {
+    const page = await spec.run(parsedArgs<S>(args), call);
+    return structured(page, spec.textView?.(page));
+  }, spec.outputSchema);
   ctx.rows.push(rowOf(ctx, spec, classification));
 }
 
@@ -271,6 +310,9 @@ function identifiersOf(page: object): Record<string, unknown> {
   return out;
 }
 
+/** How a paged tool's page is sized, as its inventory row says it. */
+export const PAGE_SIZING = 'the page stops where its answer would pass an active limit, each item weighed as sent (its JSON in the structure and its line in the text block)';
+
 function rowOf(ctx: ToolContext, spec: SpecHead & { limit?: PageLimit }, classification: Classification): InventoryRow {
   const limit = spec.limit === undefined ? null : { default: spec.limit.default, max: spec.limit.max, over_max: spec.limit.overMax };
   return {
@@ -278,7 +320,8 @@ function rowOf(ctx: ToolContext, spec: SpecHead & { limit?: PageLimit }, classif
     entry_point: spec.entryPoint,
     classification,
     limit,
-    paging: spec.row.paging,
+    // Every paged tool fills its page the same way: say so in its row.
+    paging: limit === null ? spec.row.paging : `${spec.row.paging}; ${PAGE_SIZING}`,
     per_item_budget: spec.row.per_item_budget,
     result_budget: ctx.resultBudget,
     backend_query_bound: spec.row.backend_query_bound,

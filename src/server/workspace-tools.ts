@@ -6,11 +6,12 @@ import { z } from 'zod';
 import { DirectoryBrowser } from '../fs/browse.js';
 import type { Workspace } from '../fs/confine.js';
 import type { CursorCodec } from '../shared/cursor.js';
-import { readWindow } from '../fs/read-window.js';
+import { readWindow, type FileWindow } from '../fs/read-window.js';
 import { scanWorkspace } from '../fs/scan.js';
 import { DEFAULT_SEARCH_LIMITS, searchFiles } from '../fs/search.js';
 import { SEED_LIMITS, seedFiles } from '../fs/seed.js';
-import { fitEchoes, searchPathBytes, type PageBudget } from '../tools/index.js';
+import { cutString, type ResolvedLimits } from '../engine/index.js';
+import { answerFits, fitEchoes, searchPathBytes, type Call } from '../tools/index.js';
 import { defineDetailTool, defineListTool, defineMutationTool, defineSearchTool, type ToolContext } from './tool-kinds.js';
 
 /** Page sizes and windows of the workspace tools. */
@@ -18,7 +19,8 @@ export const WORKSPACE_LIMITS = Object.freeze({
   listDir: { default: 50, max: 200 },
   scan: { default: 20, max: 100 },
   search: { default: 50, max: 200 },
-  readFile: { defaultBytes: 16 * 1024, maxBytes: 48 * 1024 },
+  /** Bytes one read may read (the window the budget carries is smaller: see {@link readWindowBytes}). */
+  readFile: { maxBytes: 48 * 1024 },
 });
 
 const ENTRY = 'src/server/workspace-tools.ts';
@@ -61,32 +63,99 @@ const READ_FILE_OUTPUT = {
   eof: z.boolean(),
   next_offset: z.number().optional(),
   encoding: z.enum(['utf8', 'base64']),
-  content: z.string(),
+  content: z.array(z.string()).describe('The window in pieces, in order, each within the string bound: joined, they are the text (or the base64) of the window.'),
 };
 const SEED_OUTPUT = { written: z.number(), bytes: z.number(), paths: z.array(z.string()), created_directories: z.number() };
-/** A read window's fields besides its path and content (offsets, sizes, flags, encoding). */
-const WINDOW_FIELDS_BYTES = 160;
+/** A read window's fields besides its path and content (offsets, sizes, flags, encoding), in the structure and in the text. */
+const WINDOW_FIELDS_BYTES = 320;
 /** The documented window holds for paths up to this many bytes as JSON; a longer path leaves less room. */
 const DOCUMENTED_PATH_BYTES = 258;
+/** Plain text holds a line break at most every this many bytes (source code and prose hold fewer). */
+const PLAIN_LINE_BYTES = 40;
 
 /**
- * The read window under the active limits: its content is one string of the page, so the window
- * the tool documents (default and max) is what it can return whole, never more.
+ * The read window under the active limits. A window's content is sent twice, in the structure (in
+ * pieces within the string bound) and in the text block (as lines), so it is at most what one text
+ * block carries beside the window's own fields: `max`, for text with nothing to escape. The default
+ * is what the block carries of plain text, whose line breaks cost 3 bytes each there (`\n`
+ * escaped, and the line's indentation): the largest window the budget carries for plain text.
+ * A window of text that escapes more (quotes, control characters), or of base64, comes back
+ * shorter, cut where its answer fits, and `next_offset` goes on from there.
  */
-export function readWindowBytes(page: PageBudget): { defaultBytes: number; maxBytes: number } {
-  const maxBytes = Math.max(
-    64,
-    Math.min(WORKSPACE_LIMITS.readFile.maxBytes, page.maxPageStringBytes, page.maxPageBytes - WINDOW_FIELDS_BYTES - DOCUMENTED_PATH_BYTES),
-  );
-  return { defaultBytes: Math.min(WORKSPACE_LIMITS.readFile.defaultBytes, maxBytes), maxBytes };
+export function readWindowBytes(limits: ResolvedLimits): { defaultBytes: number; maxBytes: number } {
+  // Under a token bound, a text's estimate never exceeds its bytes: that many bytes always fit it.
+  const byTokens = limits.tokenBound === Infinity ? Infinity : limits.maxTokens;
+  const room = Math.min(limits.maxBlockBytes, limits.maxTextBytes, Math.floor(limits.maxResultBytes / 2), byTokens) - WINDOW_FIELDS_BYTES - DOCUMENTED_PATH_BYTES;
+  const maxBytes = Math.max(64, Math.min(WORKSPACE_LIMITS.readFile.maxBytes, room));
+  const plain = Math.floor((room * PLAIN_LINE_BYTES) / (PLAIN_LINE_BYTES + 3));
+  return { defaultBytes: Math.max(64, Math.min(maxBytes, plain)), maxBytes };
+}
+
+type WindowPage = Omit<FileWindow, 'content'> & { path_truncated?: boolean; content: string[] };
+
+/** `text` in pieces of at most `pieceBytes` written bytes each, cut on character boundaries (base64: on 4-character groups). */
+function piecesOf(text: string, encoding: FileWindow['encoding'], pieceBytes: number): string[] {
+  const out: string[] = [];
+  if (encoding === 'base64') {
+    const step = Math.max(4, Math.floor(pieceBytes / 4) * 4);
+    for (let i = 0; i < text.length; i += step) out.push(text.slice(i, i + step));
+    return out;
+  }
+  for (let i = 0; i < text.length; ) {
+    const end = Math.max(i + 1, cutString(text, i, pieceBytes, false).end);
+    out.push(text.slice(i, end));
+    i = end;
+  }
+  return out;
+}
+
+/**
+ * The window as sent: its content in pieces within the string bound, cut to the longest prefix
+ * whose answer fits every active limit (measured as `structured` sends it, or inside exec's
+ * envelope), so the budget never cuts it and `next_offset` matches what was returned. At least
+ * its first character (or base64 group) is kept: a window always makes progress.
+ */
+function fittedWindow(ctx: ToolContext, call: Call, w: FileWindow): WindowPage {
+  const text = w.content;
+  const page = (end: number): WindowPage => {
+    const kept = text.slice(0, end);
+    const bytes = end === text.length ? w.bytes : w.encoding === 'base64' ? (end / 4) * 3 : Buffer.byteLength(kept);
+    const next = w.offset + bytes;
+    const out: WindowPage = { ...w, bytes, eof: next >= w.size, content: piecesOf(kept, w.encoding, ctx.page.maxPageStringBytes) };
+    if (next < w.size) out.next_offset = next;
+    else delete out.next_offset;
+    return fitEchoes(out, ctx.page, ['path']);
+  };
+  const fits = (p: WindowPage): boolean => answerFits(p, ctx.limits, call.answerAs, call.answerAs === undefined ? windowView(p) : undefined);
+  const whole = page(text.length);
+  if (text.length === 0 || fits(whole)) return whole;
+  // A cut point on a character boundary (never inside a surrogate pair), or a base64 group's end.
+  const boundary = (n: number): number => {
+    if (w.encoding === 'base64') return Math.max(4, n - (n % 4));
+    const c = text.charCodeAt(n - 1);
+    return c >= 0xd800 && c <= 0xdbff ? (n > 1 ? n - 1 : n + 1) : n;
+  };
+  let lo = boundary(1);
+  let hi = text.length;
+  // Perf: at most about 16 measures of a window (each a rendering and a fit check, well under a millisecond).
+  while (hi - lo > (w.encoding === 'base64' ? 4 : 1)) {
+    const mid = boundary(Math.floor((lo + hi) / 2));
+    if (mid <= lo || mid >= hi) break;
+    if (fits(page(mid))) lo = mid;
+    else hi = mid;
+  }
+  return page(lo);
+}
+
+/** What the text block shows of a window: its pieces as the one text they are. */
+function windowView(p: WindowPage): object {
+  return { ...p, content: p.content.join('') };
 }
 
 export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec): DirectoryBrowser {
   const pageBytes = ctx.page.maxPageBytes;
   const browser = new DirectoryBrowser(ws, cursors, { maxPageBytes: pageBytes });
-  // A window's content is one string: within the string bound and the page size.
-  const windowContentBytes = ctx.page.maxPageStringBytes;
-  const window = readWindowBytes(ctx.page);
+  const window = readWindowBytes(ctx.limits);
   const path = z.string().max(4096).optional().describe('Directory relative to the workspace root (default: the root).');
 
   defineListTool(
@@ -106,7 +175,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: LIST_DIR_OUTPUT,
-      run: async ({ path: p, limit, cursor }) => fitEchoes(await browser.list(p, limit, cursor), ctx.page, ['path']),
+      run: async ({ path: p, limit, cursor, sizer }) => fitEchoes(await browser.list(p, limit, cursor, undefined, 'dir', { sizer }), ctx.page, ['path']),
     },
     { tool: 'workspace_search_files', surface: 'workspace' },
   );
@@ -128,7 +197,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
       outputSchema: SCAN_OUTPUT,
-      run: ({ limit, cursor }) => scanWorkspace(browser, ws, limit, cursor),
+      run: ({ limit, cursor, sizer }) => scanWorkspace(browser, ws, limit, cursor, sizer),
     },
     { tool: 'workspace_search_files', surface: 'workspace' },
   );
@@ -151,9 +220,9 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
     },
     outputSchema: SEARCH_OUTPUT,
-    run: async ({ query, path: p, limit, cursor }) =>
+    run: async ({ query, path: p, limit, cursor, sizer }) =>
       fitEchoes(
-        await searchFiles(ws, cursors, query, p, limit, cursor, pageBytes, { maxPathBytes: searchPathBytes(ctx.page, DEFAULT_SEARCH_LIMITS.maxPathBytes) }),
+        await searchFiles(ws, cursors, query, p, limit, cursor, sizer, { maxPathBytes: searchPathBytes(ctx.page, DEFAULT_SEARCH_LIMITS.maxPathBytes) }),
         ctx.page,
         ['path', 'query', 'glob'],
       ),
@@ -164,7 +233,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     title: 'Read file',
     action: 'workspace.read',
     entryPoint: `${ENTRY}#workspace_read_file`,
-    description: `Read one byte window of a file (default ${window.defaultBytes} bytes, max ${window.maxBytes}; text whose JSON escaping is longer, binary sent as base64, or a path over 256 bytes returns fewer); continue from next_offset until eof.`,
+    description: `Read one byte window of a file (default ${window.defaultBytes} bytes, max ${window.maxBytes}; text that escapes more, binary sent as base64, or a path over 256 bytes returns fewer); continue from next_offset until eof. content is the window in pieces: join them.`,
     args: {
       path: z.string().min(1).max(4096).describe('File relative to the workspace root.'),
       offset: z.number().int().min(0).optional().describe('Byte offset to start at (default 0).'),
@@ -172,18 +241,13 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
     },
     row: {
       paging: 'byte window: offset, next_offset, eof',
-      per_item_budget: `window ≤ ${WORKSPACE_LIMITS.readFile.maxBytes} bytes read (over-max max_bytes is clamped); content ≤ min(maxStringBytes, page bytes) as written, next_offset matches it`,
+      per_item_budget: `window ≤ ${WORKSPACE_LIMITS.readFile.maxBytes} bytes read (over-max max_bytes is clamped); cut to the longest prefix whose answer fits every limit (content in the structure, in pieces each within maxStringBytes, and in the text block), next_offset matches it`,
       backend_query_bound: 'reads at most max_bytes bytes at offset; never the whole file',
-      structured_content: 'the window object; the text block is its compact rendering (its JSON when that is no larger)',
+      structured_content: 'the window object, content in pieces; the text block is its compact rendering with the pieces joined (its JSON when that is no larger)',
     },
     outputSchema: READ_FILE_OUTPUT,
-    run: async ({ path: p, offset, max_bytes }) => {
-      // The window's content shares the page with the echoed path (itself fitted to a page string).
-      const echoBytes = Math.min(Buffer.byteLength(JSON.stringify(p)), ctx.page.maxPageStringBytes);
-      const contentBytes = Math.max(64, Math.min(windowContentBytes, ctx.page.maxPageBytes - echoBytes - WINDOW_FIELDS_BYTES));
-      const w = await readWindow(ws, p, offset ?? 0, Math.min(max_bytes ?? window.defaultBytes, window.maxBytes), contentBytes);
-      return fitEchoes(w, ctx.page, ['path']);
-    },
+    textView: windowView,
+    run: async ({ path: p, offset, max_bytes }, call) => fittedWindow(ctx, call, await readWindow(ws, p, offset ?? 0, Math.min(max_bytes ?? window.defaultBytes, window.maxBytes))),
   });
 
   defineMutationTool(ctx, {

@@ -126,10 +126,14 @@ export function toolError(failure: unknown): CallToolResult {
  * The structure, for programs, and beside it the text the model reads: the structure written
  * compactly (text-render.ts), which costs a listing or a file read about the tokens of its content
  * where JSON cost 1.8× and 1.14× (keys repeated per item, a file's quotes and newlines escaped).
+ * `view` is what the text renders when it differs from the structure only in form (the same
+ * content, joined): a read window's content is pieces in the structure and one text to read.
  */
-export function structured(value: object): CallToolResult {
+export function structured(value: object, view: object = value): CallToolResult {
   const json = JSON.stringify(value);
-  const rendered = renderText(value);
+  // `view`: what the text shows of the value when it is not the value itself (a read window's
+  // pieces as the one text they are).
+  const rendered = renderText(view);
   // Pages are sized by their JSON (page-budget.ts): a rendering larger on the wire than it (a file
   // of control characters or line separators, escaped as `\uXXXX`) could be cut by the budget, and
   // one over 1.5× it as read past the token bound's margin, so the JSON is sent instead.
@@ -178,6 +182,12 @@ const PIPELINE: unique symbol = Symbol('runToolCall');
 export class Call {
   #applied: Applied | undefined;
   #store: TeamStore | undefined;
+  /**
+   * How this call's answer is sent, when not as the tool's own: `exec` runs an action inside its
+   * envelope (`{action, ok, result}`, at most `maxEnvelopeBytes` of JSON), and pages are sized to
+   * fit that answer (src/tools/page-sizer.ts).
+   */
+  answerAs: { execAction: string; maxEnvelopeBytes: number } | undefined;
 
   constructor(
     token: typeof PIPELINE,

@@ -95,6 +95,31 @@ function name(key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(key) ? key : json(key);
 }
 
+/**
+ * One item of a list as its line shows it (without the indentation): as a table row, the cells of
+ * `columns` separated by tabs (an absent member an empty cell); else the item alone (nested values
+ * as compact JSON). Page sizing weighs items by it (src/tools/page-sizer.ts).
+ */
+export function itemLine(item: unknown, columns?: readonly string[]): string {
+  if (columns !== undefined) {
+    const row = item as { [k: string]: Json | undefined };
+    // Only the item's own members: a column named `constructor` is not read through the prototype.
+    return columns.map((c) => (!Object.hasOwn(row, c) || row[c] === undefined ? '' : scalar(row[c]))).join('\t');
+  }
+  const v = item as Json | undefined;
+  return v === undefined ? 'null' : v !== null && typeof v === 'object' ? json(v) : scalar(v);
+}
+
+/** The keys of an item that can be a table row (a flat object), in order; undefined when it cannot. */
+export function rowKeys(item: unknown): string[] | undefined {
+  return tableKeys([item as Json]);
+}
+
+/** The line that opens a list of `n` items under `key` (`columns`: a table's). */
+export function listHeader(key: string, n: number, columns?: readonly string[]): string {
+  return columns === undefined ? `${name(key)}[${n}]:` : `${name(key)}[${n}]{${columns.map(name).join(',')}}:`;
+}
+
 function member(out: string[], indent: string, key: string, v: Json): void {
   const k = name(key);
   if (typeof v === 'string' && blockable(v)) {
@@ -105,16 +130,8 @@ function member(out: string[], indent: string, key: string, v: Json): void {
   }
   if (Array.isArray(v)) {
     const keys = tableKeys(v);
-    if (keys !== undefined) {
-      out.push(`${indent}${k}[${v.length}]{${keys.map(name).join(',')}}:`);
-      for (const item of v as { [k: string]: Json | undefined }[]) {
-        // Only the item's own members: a column named `constructor` is not read through the prototype.
-        out.push(`${indent}  ${keys.map((c) => (!Object.hasOwn(item, c) || item[c] === undefined ? '' : scalar(item[c]))).join('\t')}`);
-      }
-      return;
-    }
-    out.push(`${indent}${k}[${v.length}]:`);
-    for (const item of v) out.push(`${indent}  ${item === undefined ? 'null' : item !== null && typeof item === 'object' ? json(item) : scalar(item)}`);
+    out.push(`${indent}${listHeader(key, v.length, keys)}`);
+    for (const item of v) out.push(`${indent}  ${itemLine(item, keys)}`);
     return;
   }
   if (isObject(v)) {

@@ -41,7 +41,7 @@ describe('mcp-budget exec', () => {
     writeFileSync(join(side.dir, 'in.json'), JSON.stringify({ path: 'a/b.txt' }));
     const read = run(['workspace.read_file', '--input-file', join(side.dir, 'in.json')]);
     expect(read.code).toBe(0);
-    expect(read.json?.structuredContent?.result.content).toBe('bee');
+    expect(read.json?.structuredContent?.result.content).toEqual(['bee']);
     const task = run(['task.create', '--input', '{"title":"from the cli"}']);
     expect(task.code, task.stderr).toBe(0);
     expect((task.json?.structuredContent?.result.task as { created_by: string }).created_by).toBe('cli');

@@ -383,10 +383,12 @@ describe('results within the final result budget', () => {
   // Regression (a fixed bug): the default read_file window (16 KiB) is larger than the budget's maxStringBytes (8 KiB), so
   // `structuredContent.content` is cut to ~8 KiB while `bytes` and `next_offset` still say 16384: a
   // client that continues from next_offset silently skips the bytes that were cut.
-  it('the default read_file window arrives whole: content holds `bytes` bytes, so next_offset skips nothing', async () => {
-    const sc = await callOk<{ content: string; bytes: number; next_offset: number }>(conn.client, 'workspace_read_file', { path: 'plain.txt' });
-    expect(Buffer.byteLength(sc.content)).toBe(sc.bytes);
-    expect(sc.next_offset).toBe(sc.bytes);
+  it('the default read_file window arrives whole: a 27 000-byte text file in one window, its pieces joined are its bytes', async () => {
+    const sc = await callOk<{ content: string[]; bytes: number; next_offset?: number; eof: boolean }>(conn.client, 'workspace_read_file', { path: 'plain.txt' });
+    expect(Buffer.byteLength(sc.content.join(''))).toBe(sc.bytes);
+    expect(sc.bytes).toBe(27_000);
+    expect(sc.eof).toBe(true);
+    expect(sc.next_offset).toBeUndefined();
   });
 });
 

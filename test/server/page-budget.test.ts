@@ -147,7 +147,7 @@ describe.each(MATRIX)('serve $flags', ({ flags, maxBytes }) => {
       let offset = 0;
       for (let windows = 0; windows < 10_000; windows++) {
         const w = await call(c, 'workspace_read_file', { path: 'big.txt', offset, ...(max ? { max_bytes: max } : {}) }, maxBytes);
-        chunks.push(Buffer.from(w.content as string, w.encoding === 'base64' ? 'base64' : 'utf8'));
+        chunks.push(Buffer.from((w.content as string[]).join(''), w.encoding === 'base64' ? 'base64' : 'utf8'));
         if (w.eof === true) break;
         expect(w.next_offset).toBeGreaterThan(offset);
         offset = w.next_offset as number;

@@ -91,8 +91,8 @@ describe('a 100k-entry directory over stdio', () => {
     expect(performance.now() - t0).toBeLessThan(5000);
     expect((await callOk<{ matches: string[] }>(conn.client, 'workspace_search_files', { query: '*.txt', path: 'big' })).matches).toEqual(['readme.txt']);
 
-    const w = await callOk<{ content: string; eof: boolean }>(conn.client, 'workspace_read_file', { path: 'big/readme.txt' });
-    expect(w).toMatchObject({ content: 'inside the big directory\n', eof: true });
+    const w = await callOk<{ content: string[]; eof: boolean }>(conn.client, 'workspace_read_file', { path: 'big/readme.txt' });
+    expect(w).toMatchObject({ content: ['inside the big directory\n'], eof: true });
   });
 });
 
@@ -173,7 +173,7 @@ describe('unreadable directories and files', () => {
   it('read_file under an unreadable directory or of an unreadable file: IO_ERROR naming the user path', async () => {
     expect(await callErr(nobody.client, 'workspace_read_file', { path: 'locked/a.txt' })).toMatch(/^IO_ERROR: Permission denied for "locked\/a.txt"/);
     // traversable but not listable: a known name can still be read
-    expect((await callOk<{ content: string }>(nobody.client, 'workspace_read_file', { path: 'search-only/known.txt' })).content).toBe('known');
+    expect((await callOk<{ content: string[] }>(nobody.client, 'workspace_read_file', { path: 'search-only/known.txt' })).content).toEqual(['known']);
   });
 
   it('scan reports an unreadable directory in its summary instead of failing the page', async () => {

@@ -45,7 +45,7 @@ const WRITE = { ...HEAD, action: 'workspace.write', caps: {} } as const;
 const LIMIT = { default: 5, max: 10, overMax: 'refuse' } as const;
 
 function contextFor(server: McpServer): ToolContext {
-  return { server, rows: [], resultBudget: 'none', page: pageBudgetFor(resolveLimits({})), authority: { caller: async () => ({ name: 'tester' }) } };
+  return { server, rows: [], resultBudget: 'none', page: pageBudgetFor(resolveLimits({})), limits: resolveLimits({}), authority: { caller: async () => ({ name: 'tester' }) } };
 }
 
 /** Every drift the contract refuses, one per declaration; registering them is harmless, compiling them is not. */
