@@ -52,5 +52,6 @@ export { SCALAR_START, scalarComplete, stepScalar } from './json-scalar.js';
 export { Byte, endsScalar, isDigit, isWs, skipWs } from './json-bytes.js';
 export { MIRROR_SUMMARY } from './text-mirror.js';
 export { estimateTokens } from './token-estimate.js';
+export { countText, type ActiveMeasure } from './text-measure.js';
 export { Tokenizer } from './tokenizer.js';
 export { cutString, mirrorLength, type Cut } from './wire.js';

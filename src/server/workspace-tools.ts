@@ -83,9 +83,9 @@ const PLAIN_LINE_BYTES = 40;
  * shorter, cut where its answer fits, and `next_offset` goes on from there.
  */
 export function readWindowBytes(limits: ResolvedLimits): { defaultBytes: number; maxBytes: number } {
-  // Under a token bound, a text's estimate never exceeds its bytes: that many bytes always fit it.
-  const byTokens = limits.tokenBound === Infinity ? Infinity : limits.maxTokens;
-  const room = Math.min(limits.maxBlockBytes, limits.maxTextBytes, Math.floor(limits.maxResultBytes / 2), byTokens) - WINDOW_FIELDS_BYTES - DOCUMENTED_PATH_BYTES;
+  // Under a text measure's bound, no byte counts more than the measure's most: that many bytes always fit it.
+  const byMeasures = Math.min(Infinity, ...limits.textMeasures.map((m) => Math.floor(m.bound / m.measure.maxPerByte)));
+  const room = Math.min(limits.maxBlockBytes, limits.maxTextBytes, Math.floor(limits.maxResultBytes / 2), byMeasures) - WINDOW_FIELDS_BYTES - DOCUMENTED_PATH_BYTES;
   const maxBytes = Math.max(64, Math.min(WORKSPACE_LIMITS.readFile.maxBytes, room));
   const plain = Math.floor((room * PLAIN_LINE_BYTES) / (PLAIN_LINE_BYTES + 3));
   return { defaultBytes: Math.max(64, Math.min(maxBytes, plain)), maxBytes };

@@ -10,7 +10,7 @@
  * Nothing is assumed of escaping or of the rendering's size: a page of short names and one of
  * heavily escaped bodies both fill to the bound that binds them.
  */
-import { estimateTokens, fitsWithinBudget, mirrorLength, type ResolvedLimits } from '../engine/index.js';
+import { countText, fitsWithinBudget, mirrorLength, type ResolvedLimits } from '../engine/index.js';
 import type { PageMeter, PageSizer } from '../shared/page-meter.js';
 import { structured } from './pipeline.js';
 import { itemLine, listHeader, renderText, rowKeys } from './text-render.js';
@@ -61,26 +61,35 @@ export const PAGE_SHARES: readonly number[] = [1, 0.85, 0.6, 0.3];
 interface TextSums {
   escaped: number;
   raw: number;
-  tokens: number;
+  /** Its count by each text measure that can cut (`limits.textMeasures`), in the measure's units. */
+  counts: number[];
 }
+
+/** Each active text measure's count of `text`, plus `margin` whole units of each (none when no measure can cut). */
+function counted(limits: ResolvedLimits, text: string, margin = 0): number[] {
+  if (limits.textMeasures.length === 0) return [];
+  return countText(limits.textMeasures, text).map((c, i) => c + margin * limits.textMeasures[i]!.measure.perUnit);
+}
+
+const plus = (a: number[], b: number[]): number[] => a.map((x, i) => x + b[i]!);
 
 class AnswerMeter implements PageMeter {
   count = 0;
   /** JSON bytes the items added elsewhere in the page. */
   private extra = 0;
-  /** Bytes of the structure (with exec's envelope), of its JSON written as text, and that text's tokens. */
+  /** Bytes of the structure (with exec's envelope), of its JSON written as text, and that text's counts. */
   private json: number;
   private mirror: number;
-  private jsonTokens: number;
+  private jsonCounts: number[];
   /** The rendering without the list's items (and with the empty list's header). */
   private readonly base: TextSums;
   private readonly baseHeader: string;
   /** The table's columns so far; undefined once an item is not a flat object (then each item is its JSON). */
   private columns: string[] | undefined = [];
   /** Table rows: their cells (without the tabs between them) and their line breaks and indentation. */
-  private readonly cells: TextSums = { escaped: 0, raw: 0, tokens: 0 };
+  private readonly cells: TextSums = { escaped: 0, raw: 0, counts: [] };
   /** Items as JSON lines, with their line breaks and indentation. */
-  private readonly lines: TextSums = { escaped: 0, raw: 0, tokens: 0 };
+  private readonly lines: TextSums = { escaped: 0, raw: 0, counts: [] };
   private readonly indent: number;
   private readonly share: number;
 
@@ -96,9 +105,10 @@ class AnswerMeter implements PageMeter {
     this.json = utf8(json);
     this.mirror = mirrorLength(json);
     const text = renderText(sent);
-    const counting = limits.tokenBound !== Infinity;
-    this.jsonTokens = counting ? estimateTokens(json) : 0;
-    this.base = { escaped: escaped(text), raw: utf8(text), tokens: counting ? estimateTokens(text) : 0 };
+    this.jsonCounts = counted(limits, json);
+    this.base = { escaped: escaped(text), raw: utf8(text), counts: counted(limits, text) };
+    this.cells.counts = this.base.counts.map(() => 0);
+    this.lines.counts = this.base.counts.map(() => 0);
     this.baseHeader = listHeader(list, 0);
     // A list member's items sit one level deeper than it; exec's envelope nests the page one level.
     this.indent = shape.execAction === undefined ? 2 : 4;
@@ -110,17 +120,16 @@ class AnswerMeter implements PageMeter {
     const comma = this.count > 0 ? 1 : 0;
     const own = this.columns === undefined ? undefined : rowKeys(item);
     const columns = own === undefined ? undefined : union(this.columns!, own);
-    const counting = this.limits.tokenBound !== Infinity;
     // The line break (`\n` escaped) and the indentation before each item's line.
     const lead = { escaped: 2 + this.indent, raw: 1 + this.indent };
     const asLine = itemLine(item);
-    const line: TextSums = { escaped: this.lines.escaped + lead.escaped + escaped(asLine), raw: this.lines.raw + lead.raw + utf8(asLine), tokens: this.lines.tokens + (counting ? estimateTokens(`\n${asLine}`) + 1 : 0) };
+    const line: TextSums = { escaped: this.lines.escaped + lead.escaped + escaped(asLine), raw: this.lines.raw + lead.raw + utf8(asLine), counts: plus(this.lines.counts, counted(this.limits, `\n${asLine}`, 1)) };
     let cells = this.cells;
     if (own !== undefined) {
       const row = itemLine(item, own);
       // The tabs of its own row come off: every row gets the tabs of every column (below).
       const tabs = Math.max(0, own.length - 1);
-      cells = { escaped: cells.escaped + lead.escaped + escaped(row) - 2 * tabs, raw: cells.raw + lead.raw + utf8(row) - tabs, tokens: cells.tokens + (counting ? estimateTokens(`\n${row}`) + 1 : 0) };
+      cells = { escaped: cells.escaped + lead.escaped + escaped(row) - 2 * tabs, raw: cells.raw + lead.raw + utf8(row) - tabs, counts: plus(cells.counts, counted(this.limits, `\n${row}`, 1)) };
     }
     const n = this.count + 1;
     const structure = this.json + utf8(json) + comma + extraBytes;
@@ -128,43 +137,43 @@ class AnswerMeter implements PageMeter {
     // The rendering: the base, the list's header for n items in place of the empty one, then the items.
     const header = listHeader(this.list, n, columns);
     const tabs = columns === undefined ? 0 : n * Math.max(0, columns.length - 1);
-    const items = columns === undefined ? line : { escaped: cells.escaped + 2 * tabs, raw: cells.raw + tabs, tokens: cells.tokens };
+    const items = columns === undefined ? line : { escaped: cells.escaped + 2 * tabs, raw: cells.raw + tabs, counts: cells.counts };
     // What the item adds elsewhere is counted in the text as its JSON escaped (at most twice it).
     const rendered = {
       escaped: this.base.escaped + escaped(header) - escaped(this.baseHeader) + items.escaped + 2 * this.extra + 2 * extraBytes,
       raw: this.base.raw + utf8(header) - utf8(this.baseHeader) + items.raw + this.extra + extraBytes,
-      tokens: this.base.tokens + items.tokens,
+      counts: plus(this.base.counts, items.counts),
     };
     // `structured` sends the JSON instead of a rendering larger than it (escaped, or 1.5× as read).
-    const jsonTokens = counting ? this.jsonTokens + estimateTokens(json) + 1 + Math.ceil(extraBytes / 2) : 0;
+    const jsonCounts = plus(this.jsonCounts, counted(this.limits, json, 1 + Math.ceil(extraBytes / 2)));
     const asRendered = rendered.escaped <= mirror && rendered.raw <= 1.5 * structure;
-    if (this.count > 0 && !this.fits(n, structure, asRendered ? rendered.escaped : mirror, asRendered ? rendered.tokens : jsonTokens)) return false;
+    if (this.count > 0 && !this.fits(n, structure, asRendered ? rendered.escaped : mirror, asRendered ? rendered.counts : jsonCounts)) return false;
     this.count = n;
     this.extra += extraBytes;
     this.json = structure;
     this.mirror = mirror;
-    this.jsonTokens = jsonTokens;
+    this.jsonCounts = jsonCounts;
     this.lines.escaped = line.escaped;
     this.lines.raw = line.raw;
-    this.lines.tokens = line.tokens;
+    this.lines.counts = line.counts;
     if (own === undefined) this.columns = undefined;
     else {
       this.columns = columns;
       this.cells.escaped = cells.escaped;
       this.cells.raw = cells.raw;
-      this.cells.tokens = cells.tokens;
+      this.cells.counts = cells.counts;
     }
     return true;
   }
 
-  private fits(n: number, structure: number, text: number, tokens: number): boolean {
+  private fits(n: number, structure: number, text: number, counts: number[]): boolean {
     const l = this.limits;
     const s = this.share;
     if (n > l.maxItems) return false;
     if (ANSWER_FRAME_BYTES + structure + text > s * l.maxResultBytes) return false;
     if (text > s * Math.min(l.maxBlockBytes, l.maxTextBytes)) return false;
-    // The token bound is in hundredths of a token.
-    if (l.tokenBound !== Infinity && tokens * 100 > s * l.tokenBound) return false;
+    // Each text measure's bound, in its own units.
+    if (counts.some((c, i) => c > s * l.textMeasures[i]!.bound)) return false;
     return this.shape.maxEnvelopeBytes === undefined || this.shape.execAction === undefined || structure <= s * this.shape.maxEnvelopeBytes;
   }
 }
