@@ -86,7 +86,8 @@ export async function startSwapper(cmd: string[], a: string, b: string, ms: numb
   let alive = true;
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const done = new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the last line may still be in the pipe when the process has exited.
+    child.once('close', (code) => {
       alive = false;
       const m = /swaps (\d+)/.exec(out);
       if (code === 0 && m !== null) resolve(Number(m[1]));
