@@ -10,9 +10,10 @@
  * `JSON.parse` puts an object's array-index keys first, in ascending order; a byte stream cannot
  * reorder without holding the object, so a structure whose index keys are written elsewhere (after
  * another key, or out of order) is not taken for a mirror here. Written by `JSON.stringify` (the
- * usual way a server writes both), they are in that order already. Two cases still differ from
- * the in-memory path, both of a structure written in another order or with a repeated key than its
- * text: the text is then the mirror of the parse, not of the bytes, and only memory sees it.
+ * usual way a server writes both), they are in that order already. An object with a repeated key
+ * is the one case the two paths may judge differently: `JSON.parse` keeps one member (the last
+ * value, in the first place), the bytes keep both, so a text written with the same repeat is a
+ * mirror here and not in memory, and one written as the parse's JSON the reverse.
  */
 import type { Hash } from 'node:crypto';
 

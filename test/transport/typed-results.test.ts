@@ -86,7 +86,7 @@ describe('typed results', () => {
     // The part of the smallest valid structure that cannot fit: the required base64 string, whole.
     expect(report.blocked_by).toEqual({ bound: 'maxStringBytes', limit: 4096, needs: { path: '/structuredContent/data', bytes: JSON.stringify(b64(5000)).length } });
     expect(((out.content as Json[])[0]!.text as string)).toContain('`maxStringBytes`');
-    expect(((out.content as Json[])[0]!.text as string)).toContain(`still holds ${JSON.stringify(b64(5000)).length} bytes at \`/structuredContent/data\``);
+    expect(((out.content as Json[])[0]!.text as string)).toContain(`found that the schema accepts still holds ${JSON.stringify(b64(5000)).length} bytes at \`/structuredContent/data\``);
     // The same data within the bound is a typed success.
     expect(apply('record', { content: [{ type: 'text', text: 'x'.repeat(40_000) }], structuredContent: { id: 'r-1', data: b64(1000) } }, { maxResultBytes: 32 * 1024 }).isError).toBeUndefined();
   });
@@ -195,5 +195,35 @@ describe('proxy --max-bytes 32KiB → server-filesystem typed tools', { timeout:
     expect(r.isError).toBeUndefined();
     expect(typeof (r.structuredContent as { content: string }).content).toBe('string');
     expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(32 * 1024);
+  });
+});
+
+describe('typed results: the search for a valid shrink is bounded in time, whatever the schema costs', () => {
+  const run = (schema: Record<string, unknown>, sc: Record<string, unknown>, maxResultBytes: number): { out: Record<string, unknown>; ms: number } => {
+    const c = new ToolCatalog();
+    c.learn({ tools: [{ name: 't', inputSchema: { type: 'object' }, outputSchema: schema, annotations: { readOnlyHint: true } }] });
+    const tool = c.get('t')!;
+    const original = { content: [{ type: 'text', text: JSON.stringify(sc) }], structuredContent: sc };
+    const limits = resolveLimits({ maxResultBytes });
+    const b = boundJson(original, limits, 'result');
+    const t0 = performance.now();
+    const out = enforceOutputSchema('t', tool, original, JSON.parse(b.json) as Record<string, unknown>, b.report!, maxResultBytes, limits);
+    return { out, ms: performance.now() - t0 };
+  };
+
+  it('uniqueItems over thousands of objects (quadratic in the validator), and thousands of optional members', () => {
+    // Each took 29 s and 86 s before: the validations were of the whole original, and unbounded in number.
+    const unique: Record<string, unknown> = { u: Array.from({ length: 4000 }, (_, i) => ({ i })) };
+    for (let p = 0; p < 400; p++) unique[`p${p}`] = p;
+    const a = run({ type: 'object', required: ['u'], properties: { u: { type: 'array', minItems: 150, uniqueItems: true, items: { type: 'object' } } }, additionalProperties: { type: 'number' } }, unique, 8192);
+    const many: Record<string, unknown> = { r: Array.from({ length: 3000 }, (_, i) => i) };
+    for (let k = 0; k < 6400; k++) many[`k${k}`] = '';
+    const b = run({ type: 'object', required: ['r'], properties: { r: { type: 'array', minItems: 3000, items: { type: 'number' } } }, additionalProperties: { type: 'string' } }, many, 8192);
+    // 150 small unique objects fit: a typed success; 3000 required numbers do not fit 8 KiB.
+    expect(a.out.isError).toBeUndefined();
+    expect((a.out.structuredContent as { u: unknown[] }).u.length).toBeGreaterThanOrEqual(150);
+    expect(b.out.isError).toBe(true);
+    // The search's own limit is 500 ms; the margin is for a loaded machine.
+    for (const { ms } of [a, b]) expect(ms).toBeLessThan(3000);
   });
 });

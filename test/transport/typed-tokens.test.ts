@@ -16,10 +16,10 @@ describe('typed results under the token bound', () => {
         tools: [{
           name: 'list_items', annotations: { readOnlyHint: readOnly },
           inputSchema: { type: 'object', properties: { limit: {}, cursor: {} } },
-          outputSchema: { type: 'object', required: [key], properties: { [key]: { type: 'array', minItems: 300, items: { type: 'string' } } } },
+          outputSchema: { type: 'object', required: [key], properties: { [key]: { type: 'array', minItems: 150, items: { type: 'string' } } } },
         }],
       });
-      const original = { content: [{ type: 'text', text: 'ok' }], structuredContent: { [key]: Array.from({ length: 300 }, (_, i) => `item ${i} ${'x'.repeat(40)}`) } };
+      const original = { content: [{ type: 'text', text: 'ok' }], structuredContent: { [key]: Array.from({ length: 150 }, (_, i) => `item ${i} ${'x'.repeat(500)}`) } };
       const limits = resolveLimits({ maxTokens: 256 });
       const b = boundJson(original, limits, 'result');
       expect(b.report).toBeDefined();

@@ -31,6 +31,27 @@ const NARROWING_ARGS = [
   'query', 'q', 'pattern', 'path', 'filter', 'since', 'until',
 ];
 
+/**
+ * How long the policy may search for a valid shrink of one result, in milliseconds. Each step
+ * bounds or validates the structure again, and a schema decides what a validation costs (ajv's
+ * `uniqueItems` over objects is quadratic): past this, the search stops and the result is what it
+ * found by then, or withheld. A property on the module so that tests can lift it.
+ */
+export const TYPED_SEARCH = { ms: 500 };
+
+/** One result's search: whether its time is up. */
+export interface Search {
+  readonly late: () => boolean;
+}
+
+function startSearch(): Search {
+  const until = performance.now() + TYPED_SEARCH.ms;
+  return { late: () => performance.now() > until };
+}
+
+/** Optional top-level members dropped one by one (last first) before the complete fallback takes over. */
+const MAX_MEMBER_DROPS = 16;
+
 /** Receipt fields: scalars of the structure that identify what a mutation did (at most this many). */
 export const MAX_RECEIPT_FIELDS = 12;
 /** Longest string a receipt keeps, in characters. */
@@ -109,15 +130,16 @@ export function enforceOutputSchema(
   const shrunk = 'structuredContent' in bounded ? shrinkToSchema(bounded.structuredContent, tool) : undefined;
   if (shrunk !== undefined) return withStructure(bounded, shrunk.value, shrunk.dropped);
   // The smallest valid shrink (when the original is at hand): the complete fallback, and what to name when even it cannot fit.
-  const basis = original !== bounded && 'structuredContent' in original ? validBasis(original.structuredContent, tool) : undefined;
-  const least = basis === undefined ? undefined : skeletonOf(basis.value, tool.validate!);
+  const search = startSearch();
+  const basis = original !== bounded && 'structuredContent' in original ? validBasis(withinCounts(original.structuredContent, limits), tool) : undefined;
+  const least = basis === undefined ? undefined : skeletonOf(basis.value, tool.validate!, search.late);
   const refit =
-    refitWithLessText(original, bounded, limits, tool) ??
-    refitWithFewerItems(original, bounded, report, limits, tool) ??
-    (basis === undefined || least === undefined ? undefined : refitFromSkeleton(original, basis, least, report, limits, tool));
+    refitWithLessText(original, bounded, limits, tool, search) ??
+    refitWithFewerItems(original, bounded, report, limits, tool, search) ??
+    (basis === undefined || least === undefined ? undefined : refitFromSkeleton(original, basis, least, report, limits, tool, search));
   if (refit !== undefined) return refit;
-  const blocked: BlockingBound = { ...blockingBound(original, bounded, report, limits, tool), ...(least === undefined ? {} : { needs: largestPart(least) }) };
-  const needs = blocked.needs === undefined ? '' : `: the smallest result the schema accepts still holds ${blocked.needs.bytes} bytes at \`${blocked.needs.path}\``;
+  const blocked: BlockingBound = { ...blockingBound(original, bounded, report, limits, tool, search), ...(least === undefined ? {} : { needs: largestPart(least) }) };
+  const needs = blocked.needs === undefined ? '' : `: the smallest result found that the schema accepts still holds ${blocked.needs.bytes} bytes at \`${blocked.needs.path}\``;
   // the budget's counts; an offer to read the original back is attached after this, by its store
   const { continuation: _offer, ...cut } = report;
   if (tool.readOnly) {
@@ -171,12 +193,13 @@ function refitWithLessText(
   bounded: Record<string, unknown>,
   limits: BudgetOptions,
   tool: ToolInfo,
+  search: Search,
 ): Record<string, unknown> | undefined {
   if (original === bounded || !('structuredContent' in original)) return undefined;
   const base = optionsOf(limits);
   let text = Math.min(base.maxTextBytes ?? Infinity, base.maxResultBytes ?? Infinity);
   if (!Number.isFinite(text)) return undefined;
-  for (let round = 0; round < MAX_REFIT_ROUNDS && text > 1; round++) {
+  for (let round = 0; round < MAX_REFIT_ROUNDS && text > 1 && !search.late(); round++) {
     text = Math.max(1, Math.floor(text / 2));
     const block = Math.min(base.maxBlockBytes ?? text, text);
     const out = validRefit(original, { ...base, maxTextBytes: text, maxBlockBytes: block }, tool);
@@ -208,18 +231,21 @@ function refitWithFewerItems(
   report: BudgetReport,
   limits: BudgetOptions,
   tool: ToolInfo,
+  search: Search,
 ): Record<string, unknown> | undefined {
   if (original === bounded || !('structuredContent' in original)) return undefined;
   const base = optionsOf(limits);
-  const found = mostItemsRefit(original, base, tool);
+  const found = mostItemsRefit(original, base, tool, search);
   if (found !== undefined) return found;
   const sc = original.structuredContent;
   if (sc === null || typeof sc !== 'object' || Array.isArray(sc)) return undefined;
   const optional = Object.keys(sc).filter((k) => !tool.required.includes(k));
   const kept = { ...(sc as Record<string, unknown>) };
-  for (const k of optional.reverse()) {
+  // A few, last first: each is a whole refit, and the complete fallback drops any number at once.
+  for (const k of optional.reverse().slice(0, MAX_MEMBER_DROPS)) {
+    if (search.late()) return undefined;
     delete kept[k];
-    const out = mostItemsRefit(withCandidate(original, { ...kept }), base, tool);
+    const out = mostItemsRefit(withCandidate(original, { ...kept }), base, tool, search);
     // A result that now fits whole still gets a report: the members dropped before bounding.
     const reported = out === undefined ? undefined : reportRemoved(out, sc, kept, 0, report, limits);
     if (reported !== undefined) return reported;
@@ -228,7 +254,7 @@ function refitWithFewerItems(
 }
 
 /** The refit of {@link refitWithFewerItems} for one original: the most items per array that validate. */
-function mostItemsRefit(original: Record<string, unknown>, base: BudgetOptions, tool: ToolInfo): Record<string, unknown> | undefined {
+function mostItemsRefit(original: Record<string, unknown>, base: BudgetOptions, tool: ToolInfo, search: Search): Record<string, unknown> | undefined {
   // With the text as it is first, then with none (a text mirror of the structure doubles it).
   const attempt = (items: number): Record<string, unknown> | undefined =>
     validRefit(original, { ...base, maxItems: items }, tool) ?? validRefit(original, { ...base, maxItems: items, maxTextBytes: 1, maxBlockBytes: 1 }, tool);
@@ -238,7 +264,7 @@ function mostItemsRefit(original: Record<string, unknown>, base: BudgetOptions, 
   let best: Record<string, unknown> | undefined;
   let good = 0;
   let bad = most + 1;
-  for (let k = 1; k <= most; k = k * 2 > most && k < most ? most : k * 2) {
+  for (let k = 1; k <= most && !search.late(); k = k * 2 > most && k < most ? most : k * 2) {
     const out = attempt(k);
     if (out !== undefined) {
       best = out;
@@ -249,7 +275,7 @@ function mostItemsRefit(original: Record<string, unknown>, base: BudgetOptions, 
     }
   }
   if (best === undefined) return undefined;
-  for (let round = 0; round < MAX_REFIT_ROUNDS && bad - good > 1; round++) {
+  for (let round = 0; round < MAX_REFIT_ROUNDS && bad - good > 1 && !search.late(); round++) {
     const mid = Math.floor((good + bad) / 2);
     const out = attempt(mid);
     if (out === undefined) bad = mid;
@@ -274,6 +300,7 @@ function refitFromSkeleton(
   report: BudgetReport,
   limits: BudgetOptions,
   tool: ToolInfo,
+  search: Search,
 ): Record<string, unknown> | undefined {
   const sc = basis.value;
   const base = optionsOf(limits);
@@ -288,8 +315,22 @@ function refitFromSkeleton(
     return undefined;
   };
   if (attempt(skeleton) === undefined) return undefined;
-  const grown = growToward(sc, skeleton, tool.validate!, (s) => attempt(s) !== undefined);
+  const grown = growToward(sc, skeleton, tool.validate!, (s) => attempt(s) !== undefined, search.late);
   return attempt(grown) ?? attempt(skeleton);
+}
+
+/**
+ * The structure with no more items per array and members per object than the budget keeps (the
+ * first ones, as it keeps them): no result it sends has more, and the search then validates a
+ * structure of the budget's size, not the original's (a `uniqueItems` over 20,000 objects costs
+ * ajv seconds; over 200, nothing). Below the depth the budget keeps, values are left as they are.
+ */
+function withinCounts(value: unknown, limits: BudgetOptions, depth = 0): unknown {
+  const items = limits.maxItems ?? LIMITS.maxItems.default;
+  const keys = limits.maxKeys ?? LIMITS.maxKeys.default;
+  if (depth > (limits.maxDepth ?? LIMITS.maxDepth.default) || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.slice(0, items).map((v) => withinCounts(v, limits, depth + 1));
+  return Object.fromEntries(Object.entries(value).slice(0, keys).map(([k, v]) => [k, withinCounts(v, limits, depth + 1)]));
 }
 
 /**
@@ -429,10 +470,12 @@ function blockingBound(
   report: BudgetReport,
   limits: BudgetOptions,
   tool: ToolInfo,
+  search: Search,
 ): BlockingBound {
   if (original !== bounded && 'structuredContent' in original) {
     const base = optionsOf(limits);
     for (const bound of LIFTABLE) {
+      if (search.late()) break;
       const out = boundJson(original, { ...base, [bound]: LIMIT_RANGES[bound].max }, 'result');
       const sc = (JSON.parse(out.json) as Record<string, unknown>).structuredContent;
       if (sc !== undefined && (tool.validate!(sc) || shrinkToSchema(sc, tool) !== undefined)) return { bound, limit: limits[bound] };

@@ -15,6 +15,8 @@
 
 /** Validations the skeleton may spend (each is of the whole structure). */
 export const MAX_CHECKS = 400;
+const NEVER = (): boolean => false;
+
 /** The share of {@link MAX_CHECKS} the arrays' pass may spend. */
 const ARRAY_SHARE = 0.6;
 /** Trials the growing may spend (each bounds and validates a candidate result). */
@@ -43,11 +45,13 @@ function refill(o: Obj, entries: [string, unknown][]): void {
  * when the structure still validates without it. Past the validations allowed (the arrays' pass
  * gets {@link ARRAY_SHARE} of them) the shrink stays as small as it got: valid, if not the smallest.
  */
-export function skeletonOf(root: Json, valid: (v: Json) => boolean): Json | undefined {
+export function skeletonOf(root: Json, valid: (v: Json) => boolean, late: () => boolean = NEVER): Json | undefined {
   if (!valid(root)) return undefined;
   const value = structuredClone(root);
   let checks = 1;
   const check = (): boolean => {
+    // Out of time: count the checks as spent, so every loop stops where it is (still valid).
+    if (late()) checks = MAX_CHECKS;
     checks++;
     return valid(value);
   };
@@ -68,7 +72,7 @@ export function skeletonOf(root: Json, valid: (v: Json) => boolean): Json | unde
     while (lo < hi && checks < MAX_CHECKS * ARRAY_SHARE) {
       const mid = (lo + hi) >>> 1;
       node.length = mid;
-      if (check()) hi = mid;
+      if (check() && checks <= MAX_CHECKS * ARRAY_SHARE) hi = mid;
       else lo = mid + 1;
       node.length = 0;
       node.push(...all);
@@ -81,7 +85,7 @@ export function skeletonOf(root: Json, valid: (v: Json) => boolean): Json | unde
     for (let i = 0; i < kept.length && checks < MAX_CHECKS; ) {
       const without = kept.filter((_, j) => j !== i);
       refill(node, without);
-      if (check()) kept = without;
+      if (check() && checks <= MAX_CHECKS) kept = without;
       else {
         refill(node, kept);
         i++;
@@ -97,12 +101,13 @@ export function skeletonOf(root: Json, valid: (v: Json) => boolean): Json | unde
  * put back whole when it fits whole, else its own skeleton put back and grown; more items of an
  * array, the most that fit (doubling, then bisection). Returns the grown structure.
  */
-export function growToward(original: Json, skeleton: Json, valid: (v: Json) => boolean, fits: (v: Json) => boolean): Json {
+export function growToward(original: Json, skeleton: Json, valid: (v: Json) => boolean, fits: (v: Json) => boolean, late: () => boolean = NEVER): Json {
   const root = structuredClone(skeleton);
   let steps = 0;
   const tryFit = (): boolean => {
+    if (late()) steps = MAX_GROW_STEPS;
     steps++;
-    return fits(root);
+    return steps <= MAX_GROW_STEPS && fits(root);
   };
   const grow = (orig: Json, node: Json): void => {
     if (steps >= MAX_GROW_STEPS) return;
@@ -151,7 +156,8 @@ export function growToward(original: Json, skeleton: Json, valid: (v: Json) => b
         continue;
       }
       place(v);
-      const own = skeletonWithin(root, node, k, valid);
+      steps++; // the member's own skeleton is a search of its own: it counts as a trial
+      const own = steps < MAX_GROW_STEPS ? skeletonWithin(root, node, k, valid, late) : undefined;
       if (own !== undefined && JSON.stringify(own).length < JSON.stringify(v).length) {
         place(own);
         if (tryFit()) {
@@ -167,15 +173,19 @@ export function growToward(original: Json, skeleton: Json, valid: (v: Json) => b
 }
 
 /** The skeleton of member `k` of `node`, shrunk in place within `root` (so `valid` sees the whole). */
-function skeletonWithin(root: Json, node: Obj, k: string, valid: (v: Json) => boolean): Json | undefined {
+function skeletonWithin(root: Json, node: Obj, k: string, valid: (v: Json) => boolean, late: () => boolean): Json | undefined {
   const member = structuredClone(node[k]);
   define(node, k, member);
   if (!valid(root)) return undefined;
   // The member's own skeleton, judged by the whole structure's validity with it in place.
-  const small = skeletonOf(member, (m) => {
-    define(node, k, m);
-    return valid(root);
-  });
+  const small = skeletonOf(
+    member,
+    (m) => {
+      define(node, k, m);
+      return valid(root);
+    },
+    late,
+  );
   define(node, k, small);
   return small;
 }
