@@ -22,10 +22,19 @@
  * Offsets count bytes from the start of the input. Buffers handed to the policy are views of the
  * chunk being read: valid during the call only.
  */
-import { newSkipState, SKIP_MORE, type SkipState } from './skip-scan.js';
+import { newSkipState, SKIP_MORE, type SkipScan, type SkipState } from './skip-scan.js';
 import { scanSkipBest } from './skip-scan-wasm.js';
 import { Byte, endsScalar, isWs } from './json-bytes.js';
 import { SCALAR_START, scalarComplete, stepScalar } from './json-scalar.js';
+
+/**
+ * Perf: a string value is first looked at this far for its closing quote (most strings at the
+ * levels read are short: a version, an id, a name), before any scanner is set up for it.
+ */
+const SHORT_STRING_BYTES = 64;
+
+/** Perf: a plain key up to this long is built a character at a time (a longer one by `Buffer.toString`). */
+const SHORT_KEY_BYTES = 16;
 
 /** What the first non-space byte of the input opened (`empty`: none seen yet). */
 export type TopShape = 'empty' | 'object' | 'array' | 'other';
@@ -65,6 +74,11 @@ export interface MemberScanOptions {
   maxKeyBytes: number;
   /** Longest raw `hold` value, in bytes. */
   maxHeldBytes: number;
+  /**
+   * The skip scanner values are passed over with (default: {@link scanSkipBest}). Perf: for input
+   * given whole and short, `scanSkipSized` (no window copied into WebAssembly memory).
+   */
+  skip?: SkipScan;
 }
 
 /** The first fault in the input: its byte offset and what was wrong. */
@@ -108,7 +122,8 @@ export class MemberScanner {
   private take: ValueTake = 'pass';
   private held: Buffer[] | undefined;
   private heldBytes = 0;
-  private skip: SkipState = newSkipState(false, false);
+  private readonly skip: SkipState = newSkipState(false, false);
+  private readonly scanSkip: SkipScan;
   private scalar = SCALAR_START;
   private readonly spans = { keyStart: 0, keyEnd: 0, valueStart: 0, valueEnd: 0 };
 
@@ -117,6 +132,7 @@ export class MemberScanner {
     private readonly options: MemberScanOptions,
   ) {
     this.key = Buffer.allocUnsafe(options.maxKeyBytes);
+    this.scanSkip = options.skip ?? scanSkipBest;
   }
 
   /** What the input's top level is. */
@@ -222,9 +238,21 @@ export class MemberScanner {
             this.heldBytes = 0;
           }
           // A string or container is skipped from its first byte; a scalar is read from it.
+          if (c === Byte.Quote) {
+            const end = shortStringEnd(chunk, i);
+            if (end > 0) {
+              this.give(chunk, i, end);
+              i = end;
+              this.endValue(this.base + end);
+              continue;
+            }
+          }
           if (c === Byte.Quote || c === Byte.OpenBrace || c === Byte.OpenBracket) {
             this.at = At.Skipping;
-            this.skip = newSkipState(false, false);
+            const skip = this.skip;
+            skip.depth = 0;
+            skip.inString = false;
+            skip.escape = false;
           } else {
             this.at = At.InScalar;
             this.scalar = SCALAR_START;
@@ -233,7 +261,7 @@ export class MemberScanner {
         }
         case At.Skipping: {
           // Perf: the skip scanner tracks only strings, escapes and depth (SIMD where available).
-          const end = scanSkipBest(chunk, i, this.skip);
+          const end = this.scanSkip(chunk, i, this.skip);
           if (end === SKIP_MORE) {
             this.give(chunk, i, n);
             i = n;
@@ -342,7 +370,9 @@ export class MemberScanner {
   private holdKey(chunk: Buffer, from: number, to: number): void {
     const room = this.options.maxKeyBytes - this.keyLength;
     const count = Math.min(room, to - from);
-    if (count > 0) chunk.copy(this.key, this.keyLength, from, from + count);
+    // Perf: keys are short; a loop copies them faster than `Buffer.copy`, a native call.
+    const key = this.key;
+    for (let k = 0, at = this.keyLength; k < count; k++) key[at + k] = chunk[from + k]!;
     this.keyLength += count;
     if (to - from > count) this.keyTooLong = true;
   }
@@ -351,13 +381,16 @@ export class MemberScanner {
     if (this.keyTooLong) return undefined;
     const key = this.key;
     const length = this.keyLength;
-    // Perf: a plain ASCII key (no escape, no control character) is its own name.
+    // Perf: a plain ASCII key (no escape, no control character) is its own name; a short one is
+    // built here, which costs less than a native call.
     let plain = true;
+    let name = '';
     for (let k = 0; k < length && plain; k++) {
       const b = key[k]!;
       plain = b >= Byte.Space && b < 0x80 && b !== Byte.Backslash;
+      if (length <= SHORT_KEY_BYTES) name += String.fromCharCode(b);
     }
-    if (plain) return key.toString('latin1', 0, length);
+    if (plain) return length <= SHORT_KEY_BYTES ? name : key.toString('latin1', 0, length);
     try {
       return JSON.parse(`"${key.toString('utf8', 0, length)}"`) as string;
     } catch {
@@ -365,4 +398,15 @@ export class MemberScanner {
       return undefined;
     }
   }
+}
+
+/** The end of the string whose opening quote is at `i` when it closes within {@link SHORT_STRING_BYTES} of this chunk, else -1. */
+function shortStringEnd(chunk: Buffer, i: number): number {
+  const stop = Math.min(chunk.length, i + SHORT_STRING_BYTES);
+  for (let j = i + 1; j < stop; j++) {
+    const c = chunk[j];
+    if (c === Byte.Backslash) j++;
+    else if (c === Byte.Quote) return j + 1;
+  }
+  return -1;
 }
