@@ -18,7 +18,10 @@ export type EntryType = 'file' | 'directory' | 'symlink' | 'other';
 export interface DirEntry {
   name: string;
   type: EntryType;
-  /** The raw name, base64, when it is not valid UTF-8 (`name` then holds a lossy rendering). */
+  /**
+   * The raw name, base64, when it is not valid UTF-8 or too long as JSON for the string bound
+   * (`name` then holds a lossy rendering).
+   */
   name_base64?: string;
 }
 
@@ -42,6 +45,12 @@ export interface BrowseOptions {
   maxPageBytes?: number;
   /** Entries a filter (scan: directories only) may pass over in one call before the page ends. @default 10000 */
   maxFilterSkip?: number;
+  /**
+   * Longest name as JSON (escaped, quotes included) given as it is: a longer one (255 control
+   * characters are 1,530 bytes escaped) would be cut by the string bound and name no file, so it
+   * is given as a lossy rendering with its raw bytes in `name_base64`. @default no bound
+   */
+  maxNameBytes?: number;
 }
 
 interface Cached {
@@ -138,11 +147,20 @@ function pathKey(rel: string): string {
   return createHash('sha256').update(rel).digest('base64url').slice(0, 22);
 }
 
-function entryOf(d: Dirent<Buffer>): DirEntry {
+/** What JSON escapes or a reader may break lines at: replaced in a lossy rendering of a name. */
+const ESCAPED_OR_BREAKING = /[\u0000-\u001f"\\\u007f-\u009f\u2028\u2029]/g;
+
+function entryOf(d: Dirent<Buffer>, maxNameBytes: number): DirEntry {
   const raw = d.name;
   const type: EntryType = d.isFile() ? 'file' : d.isDirectory() ? 'directory' : d.isSymbolicLink() ? 'symlink' : 'other';
-  const e: DirEntry = { name: raw.toString('utf8'), type };
+  const name = raw.toString('utf8');
+  const e: DirEntry = { name, type };
   if (!isUtf8(raw)) e.name_base64 = raw.toString('base64');
+  else if (Buffer.byteLength(JSON.stringify(name)) > maxNameBytes) {
+    // At most 255 bytes of name: U+FFFD for each escaped character keeps it within 3 bytes each.
+    e.name = name.replace(ESCAPED_OR_BREAKING, '\ufffd');
+    e.name_base64 = raw.toString('base64');
+  }
   return e;
 }
 
@@ -159,7 +177,10 @@ export class DirectoryBrowser {
     this.maxRescan = options.maxRescanEntries ?? 200_000;
     this.maxPageBytes = options.maxPageBytes ?? Infinity;
     this.maxFilterSkip = options.maxFilterSkip ?? 10_000;
+    this.maxNameBytes = options.maxNameBytes ?? Infinity;
   }
+
+  private readonly maxNameBytes: number;
 
   private readonly maxFilterSkip: number;
 
@@ -265,7 +286,7 @@ export class DirectoryBrowser {
           }
           continue;
         }
-        const e = entryOf(d);
+        const e = entryOf(d, this.maxNameBytes);
         if (entries.length === limit || !meter.take(measure?.asItem === undefined ? e : await measure.asItem(e))) {
           extra = d; // the entry after the page: there is more
           break;

@@ -154,7 +154,7 @@ function windowView(p: WindowPage): object {
 
 export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors: CursorCodec): DirectoryBrowser {
   const pageBytes = ctx.page.maxPageBytes;
-  const browser = new DirectoryBrowser(ws, cursors, { maxPageBytes: pageBytes });
+  const browser = new DirectoryBrowser(ws, cursors, { maxPageBytes: pageBytes, maxNameBytes: ctx.page.maxPageStringBytes });
   const window = readWindowBytes(ctx.limits);
   const path = z.string().max(4096).optional().describe('Directory relative to the workspace root (default: the root).');
 
@@ -170,7 +170,7 @@ export function registerWorkspaceTools(ctx: ToolContext, ws: Workspace, cursors:
       limit: { ...WORKSPACE_LIMITS.listDir, overMax: 'refuse' },
       row: {
         paging: 'limit+1 read, and a page stops at a byte size the budget never cuts; has_more; signed next_cursor bound to path and directory identity',
-        per_item_budget: 'name (≤ 255 bytes on common file systems, base64 too when not UTF-8) + type',
+        per_item_budget: 'name (≤ 255 bytes on common file systems; as base64 too, with a lossy rendering, when not UTF-8 or longer as JSON than the string bound) + type',
         backend_query_bound: 'fs.opendir iteration stops after limit+1 entries; resume from a cached handle or a capped re-scan',
         structured_content: 'the page object; the text block is its compact rendering (its JSON when that is no larger)',
       },
