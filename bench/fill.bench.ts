@@ -45,6 +45,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { REPORT_KEY, resolveLimits } from '../src/engine/index.js';
 import { openSqliteTeamStore } from '../src/team/index.js';
 import { machineLine, table } from './util.js';
+import { pagedTools } from '../test/helpers/paged-tools.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(root, 'dist', 'cli.js');
@@ -136,37 +137,8 @@ async function connect(args: string[]): Promise<{ client: Client; last: () => JS
   return { client, last: () => last };
 }
 
-interface Paged {
-  tool: string;
-  args: Record<string, unknown>;
-  /** The member holding the page's items. */
-  items: string;
-  /** The largest `limit` the tool accepts, and the argument that takes it. */
-  max: number;
-  limitArg?: string;
-  cursorIn?: string;
-  cursorOut?: string;
-  moreOut?: string;
-}
-
 /** Every paged tool `serve` offers, with its arguments on the fixtures. */
-const PAGED: Paged[] = [
-  { tool: 'workspace_list_dir', args: { path: 'list' }, items: 'entries', max: 200 },
-  { tool: 'workspace_scan', args: {}, items: 'directories', max: 100 },
-  { tool: 'workspace_search_files', args: { path: 'search', query: '**/*.md' }, items: 'matches', max: 200 },
-  { tool: 'git_log', args: {}, items: 'commits', max: 100 },
-  { tool: 'git_status', args: {}, items: 'entries', max: 500 },
-  { tool: 'git_branches', args: {}, items: 'refs', max: 200 },
-  { tool: 'git_tags', args: {}, items: 'refs', max: 200 },
-  { tool: 'git_stashes', args: {}, items: 'stashes', max: 100 },
-  { tool: 'message_history_read', args: { channel: 'general' }, items: 'messages', max: 100 },
-  { tool: 'message_search', args: { q: 'findme' }, items: 'matches', max: 100 },
-  { tool: 'inbox_read', args: { peek: true }, items: 'messages', max: 50 },
-  { tool: 'task_list', args: {}, items: 'tasks', max: 100 },
-  { tool: 'task_search', args: { q: 'findme' }, items: 'tasks', max: 100 },
-  { tool: 'task_options', args: { field: 'label' }, items: 'options', max: 100 },
-  { tool: 'task_get', args: { id: 1 }, items: 'comments', max: 100, limitArg: 'comments_limit', cursorIn: 'comments_cursor', cursorOut: 'comments_next_cursor', moreOut: 'comments_has_more' },
-];
+const PAGED = pagedTools('general');
 
 interface Fill {
   ratio: number;

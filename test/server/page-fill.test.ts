@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_KEY, resolveLimits } from '../../src/engine/index.js';
 import { createWorkspaceServer } from '../../src/server/create-server.js';
 import { openSqliteTeamStore } from '../../src/team/index.js';
+import { pagedTools } from '../helpers/paged-tools.js';
 
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { type: string; text?: string }[]; _meta?: Record<string, unknown> };
 
@@ -81,24 +82,7 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Each paged tool: its arguments, its items' member, its largest `limit`, and its paging members when not the usual ones. */
-const PAGED: { tool: string; args: Record<string, unknown>; items: string; max: number; limitArg?: string; cursorIn?: string; cursorOut?: string; more?: string }[] = [
-  { tool: 'workspace_list_dir', args: { path: 'list' }, items: 'entries', max: 200 },
-  { tool: 'workspace_scan', args: {}, items: 'directories', max: 100 },
-  { tool: 'workspace_search_files', args: { path: 'search', query: '**/*.md' }, items: 'matches', max: 200 },
-  { tool: 'git_log', args: {}, items: 'commits', max: 100 },
-  { tool: 'git_status', args: {}, items: 'entries', max: 500 },
-  { tool: 'git_branches', args: {}, items: 'refs', max: 200 },
-  { tool: 'git_tags', args: {}, items: 'refs', max: 200 },
-  { tool: 'git_stashes', args: {}, items: 'stashes', max: 100 },
-  { tool: 'message_history_read', args: { channel: 'c' }, items: 'messages', max: 100 },
-  { tool: 'message_search', args: { q: 'findme' }, items: 'matches', max: 100 },
-  { tool: 'inbox_read', args: { peek: true }, items: 'messages', max: 50 },
-  { tool: 'task_list', args: {}, items: 'tasks', max: 100 },
-  { tool: 'task_search', args: { q: 'findme' }, items: 'tasks', max: 100 },
-  { tool: 'task_options', args: { field: 'label' }, items: 'options', max: 100 },
-  { tool: 'task_get', args: { id: 1 }, items: 'comments', max: 100, limitArg: 'comments_limit', cursorIn: 'comments_cursor', cursorOut: 'comments_next_cursor', more: 'comments_has_more' },
-];
+const PAGED = pagedTools('c');
 
 /** The answer's use of the limit that binds it: the result's bytes, or its text block's escaped bytes. */
 function fillOf(result: Record<string, unknown>, maxBytes: number): number {
@@ -155,7 +139,7 @@ describe.each([8192, 16384, 32768])('at a %i-byte budget', (maxBytes) => {
           expect(seen.has(key), `${what} repeats an item`).toBe(false);
           seen.add(key);
         }
-        const more = r.structuredContent![p.more ?? 'has_more'] === true;
+        const more = r.structuredContent![p.moreOut ?? 'has_more'] === true;
         if (more && items.length < Math.min(p.max, 200)) {
           // Under 80% only when one more item like the page's heaviest would not have fitted (an
           // escaped task is a third of 8 KiB: the page then steps by a third), less the room the

@@ -170,7 +170,7 @@ interface ToolResult {
   _meta?: Record<string, Record<string, unknown>>;
 }
 
-describe('proxy: typed mutations streamed through the budget get whole receipts', () => {
+describe('proxy: typed results streamed through the budget: whole receipts, required members after a list', () => {
   let p: StdioPeer;
   beforeAll(async () => {
     p = StdioPeer.proxy([], {}, [process.execPath, RECEIPTS]);
@@ -214,18 +214,8 @@ describe('proxy: typed mutations streamed through the budget get whole receipts'
     expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(DEFAULT_MAX);
     expect((write.msg.result as ToolResult)._meta?.[REPORT_KEY]?.receipt).toEqual(expectedReceipt('w'));
   }, 60_000);
-});
 
-describe('proxy: a typed page streamed through the budget keeps its required members after the list', () => {
-  let p: StdioPeer;
-  beforeAll(async () => {
-    p = StdioPeer.proxy([], {}, [process.execPath, RECEIPTS]);
-    await p.initialize('2025-06-18', true);
-  });
-  afterAll(async () => {
-    await p.kill();
-  });
-
+  // A typed page streamed through the budget keeps its required members written after the list.
   it.each([
     ['last', 1.5],
     ['last', 8],

@@ -129,15 +129,15 @@ export function enforceOutputSchema(
   if ('structuredContent' in bounded && tool.validate(bounded.structuredContent)) return bounded;
   const shrunk = 'structuredContent' in bounded ? shrinkToSchema(bounded.structuredContent, tool) : undefined;
   if (shrunk !== undefined) return withStructure(bounded, shrunk.value, shrunk.dropped);
-  // The smallest valid shrink (when the original is at hand): the complete fallback, and what to name when even it cannot fit.
   const search = startSearch();
+  const refit = refitWithLessText(original, bounded, limits, tool, search) ?? refitWithFewerItems(original, bounded, report, limits, tool, search);
+  if (refit !== undefined) return refit;
+  // The complete fallback, only when those fail: the smallest valid shrink (when the original is at
+  // hand), grown back; and, when even it cannot fit, what to name.
   const basis = original !== bounded && 'structuredContent' in original ? validBasis(withinCounts(original.structuredContent, limits), tool) : undefined;
   const least = basis === undefined ? undefined : skeletonOf(basis.value, tool.validate!, search.late);
-  const refit =
-    refitWithLessText(original, bounded, limits, tool, search) ??
-    refitWithFewerItems(original, bounded, report, limits, tool, search) ??
-    (basis === undefined || least === undefined ? undefined : refitFromSkeleton(original, basis, least, report, limits, tool, search));
-  if (refit !== undefined) return refit;
+  const fallback = basis === undefined || least === undefined ? undefined : refitFromSkeleton(original, basis, least, report, limits, tool, search);
+  if (fallback !== undefined) return fallback;
   const blocked: BlockingBound = { ...blockingBound(original, bounded, report, limits, tool, search), ...(least === undefined ? {} : { needs: largestPart(least) }) };
   const needs = blocked.needs === undefined ? '' : `: the smallest result found that the schema accepts still holds ${blocked.needs.bytes} bytes at \`${blocked.needs.path}\``;
   // the budget's counts; an offer to read the original back is attached after this, by its store
