@@ -142,6 +142,8 @@ export function continuationFromFlags(values: Readonly<Record<string, unknown>>)
     if (typeof v === 'string') out[name] = continuationNumber(d.flag, v, name);
   }
   if (values['no-continuation'] === true) out.enabled = false;
+  if (values['continuation-memory'] === true) out.memory = true;
+  if (typeof values['continuation-dir'] === 'string') out.dir = values['continuation-dir'];
   return out;
 }
 
@@ -154,6 +156,9 @@ export function continuationFromEnv(env: NodeJS.ProcessEnv): Partial<Continuatio
     if (v !== undefined && v !== '') out[name] = continuationNumber(d.env, v, name);
   }
   if (envSwitch(env, 'MCP_BUDGET_CONTINUATION') === false) out.enabled = false;
+  if (envSwitch(env, 'MCP_BUDGET_CONTINUATION_MEMORY') === true) out.memory = true;
+  const dir = env.MCP_BUDGET_CONTINUATION_DIR;
+  if (dir !== undefined && dir !== '') out.dir = dir;
   return out;
 }
 

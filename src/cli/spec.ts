@@ -93,6 +93,8 @@ export const BUDGET_FLAG_SPECS: readonly FlagSpec[] = [
 /** The continuation flags (the settings from the table in src/engine/limits.ts), taken by the commands that serve tools. */
 export const CONTINUATION_FLAG_SPECS: readonly FlagSpec[] = [
   { name: 'no-continuation', type: 'boolean', help: `keep nothing of a cut result: no handle, no ${CONTINUATION_TOOL} tool; the notice asks for less`, env: 'MCP_BUDGET_CONTINUATION=0' },
+  { name: 'continuation-memory', type: 'boolean', help: 'hold cut results in memory only, never in spill files', env: 'MCP_BUDGET_CONTINUATION_MEMORY=1' },
+  { name: 'continuation-dir', type: 'string', value: 'DIR', help: 'where the private spill directory (mode 0700, removed at exit) is made', default: 'the system temporary directory', env: 'MCP_BUDGET_CONTINUATION_DIR' },
   ...CONTINUATION_LIMIT_NAMES.map((name): FlagSpec => {
     const d = CONTINUATION_LIMITS[name];
     const range = d.unit === 'bytes' ? `${formatBytes(d.min)}–${formatBytes(d.max)}` : `${d.min}–${d.max}`;

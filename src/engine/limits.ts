@@ -253,6 +253,10 @@ export interface ContinuationSettings {
   maxSessionBytes: number;
   /** Originals held by the whole process, summed; the least recently read go first. @default 256 MiB */
   maxProcessBytes: number;
+  /** Hold originals in memory only, never in spill files (`--continuation-memory`). @default false */
+  memory: boolean;
+  /** The directory the private spill directory is made in; empty: the system's temporary directory. @default '' */
+  dir: string;
 }
 
 /** One numeric continuation setting: default, range, flag, variable and help, once. */
@@ -279,6 +283,8 @@ export const CONTINUATION_LIMITS: Readonly<Record<ContinuationLimit, Continuatio
 export const CONTINUATION_LIMIT_NAMES = Object.freeze(Object.keys(CONTINUATION_TABLE) as ContinuationLimit[]);
 export const DEFAULT_CONTINUATION: Readonly<ContinuationSettings> = Object.freeze({
   enabled: true,
+  memory: false,
+  dir: '',
   ...(Object.fromEntries(CONTINUATION_LIMIT_NAMES.map((n) => [n, CONTINUATION_TABLE[n].default])) as Record<ContinuationLimit, number>),
 });
 

@@ -139,6 +139,12 @@ export function resolveContinuation(options: Partial<ContinuationSettings> = {})
   if (typeof merged.enabled !== 'boolean') {
     throw new BudgetError('LIMIT_OUT_OF_RANGE', `Expected \`enabled\` to be a boolean, got ${String(merged.enabled)}`, { option: 'enabled', value: merged.enabled });
   }
+  if (typeof merged.memory !== 'boolean') {
+    throw new BudgetError('LIMIT_OUT_OF_RANGE', `Expected \`memory\` to be a boolean, got ${String(merged.memory)}`, { option: 'memory', value: merged.memory });
+  }
+  if (typeof merged.dir !== 'string' || merged.dir.includes('\0')) {
+    throw new BudgetError('LIMIT_OUT_OF_RANGE', 'Expected `dir` to be a directory path (a string without NUL)', { option: 'dir' });
+  }
   for (const name of CONTINUATION_LIMIT_NAMES) {
     const { min, max } = CONTINUATION_LIMITS[name];
     checkInteger(name, merged[name], min, max);

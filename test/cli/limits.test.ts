@@ -59,7 +59,7 @@ describe('mcp-budget limits', { timeout: 60_000 }, () => {
   it('limits: the continuation settings, their sources, the reading tool and the reserve an offer takes', () => {
     const e = limits([]) as Effective & { continuation: { settings: Record<string, unknown>; sources: Record<string, string>; tool: string; reserveBytes: number } };
     expect(e.continuation).toEqual({
-      settings: { enabled: true, ttlMs: 600_000, maxResultBytes: 16 * 1024 ** 2, maxSessionBytes: 64 * 1024 ** 2, maxProcessBytes: 256 * 1024 ** 2 },
+      settings: { enabled: true, memory: false, dir: '', ttlMs: 600_000, maxResultBytes: 16 * 1024 ** 2, maxSessionBytes: 64 * 1024 ** 2, maxProcessBytes: 256 * 1024 ** 2 },
       sources: { enabled: 'default', ttlMs: 'default', maxResultBytes: 'default', maxSessionBytes: 'default', maxProcessBytes: 'default' },
       tool: 'mcp_result_budget__read',
       reserveBytes: 1611,

@@ -176,17 +176,25 @@ describe('continuation in withResultBudget', () => {
     expect(log.startsWith(text)).toBe(true);
   });
 
-  it('continuation-decorator: the caps count what an original holds in memory, not its JSON', async () => {
-    // 60,000 empty objects: 180 KB of JSON, several MB in memory. Counted by its JSON it would be
-    // kept whole under a 1 MiB cap.
-    const server = new McpServer({ name: 'heavy', version: '1.0.0' });
+  it('continuation-decorator: the caps count what an original holds where it is kept, its JSON, never a parsed copy', async () => {
+    // 60,000 empty objects: 180 KB of JSON, several MB as objects. Kept as its JSON's bytes, it is
+    // whole under a 1 MiB cap and holds exactly those bytes; under a 64 KiB cap its beginning is kept.
     const empties = Array.from({ length: 60_000 }, () => ({}));
-    server.registerTool('empties', { description: 'many empty objects' }, async () => ({ content: [{ type: 'text', text: 'x' }], structuredContent: { empties } }));
-    const store = new ContinuationStore({ maxResultBytes: 1024 * 1024 });
-    const { client } = await connect({ maxResultBytes: 8192, continuation: store }, server);
+    const heavy = (): McpServer => {
+      const server = new McpServer({ name: 'heavy', version: '1.0.0' });
+      server.registerTool('empties', { description: 'many empty objects' }, async () => ({ content: [{ type: 'text', text: 'x' }], structuredContent: { empties } }));
+      return server;
+    };
+    const store = new ContinuationStore({ maxResultBytes: 1024 * 1024, memory: true });
+    const { client } = await connect({ maxResultBytes: 8192, continuation: store }, heavy());
     const cut = (await client.callTool({ name: 'empties', arguments: {} })) as Json;
-    expect(((cut._meta as Json)[REPORT_KEY] as { continuation: Json }).continuation.complete).toBe(false);
-    expect(store.bytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(((cut._meta as Json)[REPORT_KEY] as { continuation: Json }).continuation.complete).toBeUndefined();
+    expect(store.bytes).toBe(Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text: 'x' }], structuredContent: { empties } })));
+    const small = new ContinuationStore({ maxResultBytes: 64 * 1024, memory: true });
+    const second = await connect({ maxResultBytes: 8192, continuation: small }, heavy());
+    const part = (await second.client.callTool({ name: 'empties', arguments: {} })) as Json;
+    expect(((part._meta as Json)[REPORT_KEY] as { continuation: Json }).continuation.complete).toBe(false);
+    expect(small.bytes).toBeLessThanOrEqual(64 * 1024);
   });
 
   it('continuation-decorator: what is read back is the result as it was cut, not the handler\'s object changed later', async () => {

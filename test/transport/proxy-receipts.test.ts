@@ -209,7 +209,8 @@ describe('proxy: typed results streamed through the budget: whole receipts, requ
     expect(report?.error).toBe('result_budget_exceeded');
     expect(report?.applied).toBeUndefined();
     expect(report?.receipt).toBeUndefined();
-    expect(report?.continuation).toEqual({ narrow_with: ['limit'] });
+    // The narrowing arguments, and a handle to read what was cut (the line was kept as it streamed).
+    expect(report?.continuation).toMatchObject({ narrow_with: ['limit'], tool: 'mcp_result_budget__read', handle: expect.stringMatching(/^[\w-]{22}$/) });
     expect(r.content?.[0]?.text).toMatch(/Call `receipt_read` again asking for less, using `limit`/);
     expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThanOrEqual(DEFAULT_MAX);
     expect((write.msg.result as ToolResult)._meta?.[REPORT_KEY]?.receipt).toEqual(expectedReceipt('w'));

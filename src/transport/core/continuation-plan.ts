@@ -135,7 +135,8 @@ export function applyPart(root: unknown, path: string, position: number, data: P
   }
   let next: unknown;
   if ('text' in data) {
-    const before = typeof cur === 'string' ? cur.slice(0, windowEnd(cur, 0, position).end) : '';
+    // Perf: a part that follows the whole string (the common case) needs no walk to find its place.
+    const before = typeof cur !== 'string' ? '' : Buffer.byteLength(cur) === position ? cur : cur.slice(0, windowEnd(cur, 0, position).end);
     next = before + data.text;
   } else if ('items' in data) {
     next = [...(Array.isArray(cur) ? cur.slice(0, position) : []), ...data.items];

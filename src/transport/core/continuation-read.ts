@@ -6,9 +6,13 @@
  * and the arguments of the next call (`next`): on in this value, into a child too large to send
  * whole, back up to the parent once a child is done, then on to the next cut part, until none is
  * left. Following `next` from the first cut part reads everything the budget cut, once.
+ *
+ * The original is read where it is held (`continuation-bytes.ts`): each answer walks from the
+ * nearest mark to what it sends, so it costs about what it sends, whatever the original's size.
  */
 import { BudgetError, fitsWithinBudget, type ReadStart, type ResolvedLimits } from '../../engine/index.js';
-import { isObject, childOf, parsePointer, pointerSegment, sizeOf, unitAt, valueAt, windowEnd } from './continuation-plan.js';
+import type { JsonNode } from './continuation-bytes.js';
+import { parsePointer, pointerSegment, windowEnd } from './continuation-plan.js';
 import type { StoredResult } from './continuation-store.js';
 
 type Json = Record<string, unknown>;
@@ -52,7 +56,7 @@ export function readResult(answer: ReadAnswer): Json {
  * `path` absent: the first cut part. Throws `CONTINUATION_BAD_READ` (what was wrong and what to
  * send instead) for a path outside what was cut, a position out of range or inside a character.
  */
-export function readPart(entry: StoredResult, path: string | undefined, position: number | undefined, limits: ResolvedLimits): ReadAnswer {
+export async function readPart(entry: StoredResult, path: string | undefined, position: number | undefined, limits: ResolvedLimits): Promise<ReadAnswer> {
   const first = entry.starts[0];
   if (path === undefined) {
     if (first === undefined) throw badRead('Nothing of this result was cut, so there is nothing to read.', {});
@@ -61,51 +65,50 @@ export function readPart(entry: StoredResult, path: string | undefined, position
   if (parsePointer(path) === undefined) {
     throw badRead(`\`path\` must be a JSON Pointer as the report or a \`next\` gives it (such as "/content/0/text"), got ${JSON.stringify(path.slice(0, 200))}.`, { path });
   }
-  if (!inCutRegion(entry, path)) {
+  if (!(await inCutRegion(entry, path))) {
     throw badRead(`${JSON.stringify(path.slice(0, 200))} is not in what the budget cut from this result (the rest is in the result itself). Call with only the handle to start at the first cut part, or use a \`next\`.`, { path });
   }
-  const at = valueAt(entry.value, path);
-  if (!at.found) throw badRead(`The result holds no value at ${JSON.stringify(path.slice(0, 200))}.`, { path });
-  const v = at.value;
-  const total = sizeOf(v);
+  const node = await entry.reader.node(path);
+  if (node === undefined) throw badRead(`The result holds no value at ${JSON.stringify(path.slice(0, 200))}.`, { path });
+  const total = await entry.reader.size(node);
   const pos = position ?? 0;
   if (!Number.isSafeInteger(pos) || pos < 0 || pos > total) {
     throw badRead(`\`position\` must be a whole number from 0 to ${total} for this value, got ${String(position)}.`, { path, position, total });
   }
-  if (typeof v === 'string') return readString(entry, path, v, pos, limits);
-  if (Array.isArray(v) || isObject(v)) return readContainer(entry, path, v, pos, limits);
-  throw badRead(`The value at ${JSON.stringify(path.slice(0, 200))} is a ${v === null ? 'null' : typeof v}, which the result itself shows whole.`, { path });
+  if (node.kind === 'string') return readString(entry, node, pos, total, limits);
+  if (node.kind === 'array' || node.kind === 'object') return readContainer(entry, node, pos, total, limits);
+  throw badRead(`The value at ${JSON.stringify(path.slice(0, 200))} is a scalar, which the result itself shows whole.`, { path });
 }
 
 /** A path is a cut part's own path, or lies inside a cut part (its container's child from the part's position on). */
-function inCutRegion(entry: StoredResult, path: string): boolean {
+async function inCutRegion(entry: StoredResult, path: string): Promise<boolean> {
   for (const s of entry.starts) {
     if (path === s.path) return true;
     const prefix = s.path + '/';
     if (!path.startsWith(prefix)) continue;
-    const container = valueAt(entry.value, s.path);
-    if (!container.found) continue;
+    const container = await entry.reader.node(s.path);
+    if (container === undefined) continue;
     const segment = parsePointer('/' + path.slice(prefix.length).split('/')[0]!)![0]!;
-    const index = indexOf(container.value, segment);
-    if (index !== undefined && index >= s.position) return true;
+    const child = await entry.reader.child(container, segment);
+    if (child !== undefined && child.index >= s.position) return true;
   }
   return false;
-}
-
-/** A child's index in its container (array index, or member order). */
-function indexOf(container: unknown, segment: string): number | undefined {
-  if (!childOf(container, segment).found) return undefined;
-  return Array.isArray(container) ? Number(segment) : Object.keys(container as Json).indexOf(segment);
 }
 
 function fits(answer: ReadAnswer, limits: ResolvedLimits): boolean {
   return fitsWithinBudget(readResult(answer), limits, 'result');
 }
 
-/** Largest `n` in [0, hi] for which `ok(n)` holds, `ok` being true at 0 and monotone. */
-function largest(hi: number, ok: (n: number) => boolean): number {
+/**
+ * Largest `n` in [0, hi] for which `ok(n)` holds, `ok` being true at 0 and monotone; within
+ * `slack` of it (perf: each try of a long window serializes the whole answer, so a string window
+ * is found to within 1/128 of the most that could fit, in about 8 tries rather than 17).
+ */
+function largest(hi: number, ok: (n: number) => boolean, slack = 0): number {
   let lo = 0;
-  while (lo < hi) {
+  if (hi > 0 && ok(hi)) return hi;
+  hi--;
+  while (lo + slack < hi) {
     const mid = Math.ceil((lo + hi) / 2);
     if (ok(mid)) lo = mid;
     else hi = mid - 1;
@@ -113,52 +116,70 @@ function largest(hi: number, ok: (n: number) => boolean): number {
   return lo;
 }
 
-function readString(entry: StoredResult, path: string, s: string, pos: number, limits: ResolvedLimits): ReadAnswer {
-  const total = Buffer.byteLength(s, 'utf8');
-  const c = entry.cursor;
-  const from = c !== undefined && c.path === path && c.bytes <= pos ? unitAt(s, pos, c.unit, c.bytes) : unitAt(s, pos);
-  if (from === undefined) {
+async function readString(entry: StoredResult, node: JsonNode, pos: number, total: number, limits: ResolvedLimits): Promise<ReadAnswer> {
+  const path = node.path;
+  // An answer's text is one string of the structure: never more than the string bound.
+  const most = Math.min(total - pos, limits.maxStringBytes, limits.maxResultBytes);
+  const s = await entry.reader.text(node, pos, most);
+  if (s === undefined) {
     throw badRead(`\`position\` ${pos} is inside a character of the string at ${JSON.stringify(path.slice(0, 200))}; use a position an answer or the report gave.`, { path, position: pos });
   }
-  const answerOf = (n: number): ReadAnswer => {
-    const w = windowEnd(s, from, n);
-    const end = pos + w.bytes;
-    return withNext(entry, { path, position: pos, kind: 'string', text: s.slice(from, w.end), next_position: end, total, done: end === total }, end > pos || pos === total);
+  // Perf: a window of well-formed text is cut by its UTF-8 bytes natively (a character's bytes are
+  // never split: the cut backs off continuation bytes); text with a lone surrogate is walked.
+  const utf8 = (s as unknown as { isWellFormed(): boolean }).isWellFormed() ? Buffer.from(s.length > 2 * most + 8 ? s.slice(0, 2 * most + 8) : s) : undefined;
+  const windowOf = (n: number): { text: string; bytes: number } => {
+    if (utf8 === undefined) {
+      const w = windowEnd(s, 0, n);
+      return { text: s.slice(0, w.end), bytes: w.bytes };
+    }
+    let cut = Math.min(n, utf8.length);
+    while (cut > 0 && cut < utf8.length && (utf8[cut]! & 0xc0) === 0x80) cut--;
+    return { text: utf8.toString('utf8', 0, cut), bytes: cut };
   };
-  const n = largest(Math.min(total - pos, limits.maxResultBytes), (k) => fits(answerOf(k), limits));
+  // Where reading goes once this string is done, needed only when this answer may reach its end.
+  const done = most === total - pos ? await after(entry, path) : undefined;
+  const answerOf = (n: number): ReadAnswer => {
+    const w = windowOf(n);
+    const end = pos + w.bytes;
+    const part: ReadAnswer = { path, position: pos, kind: 'string', text: w.text, next_position: end, total, done: end === total };
+    return withNext(entry, part, end > pos || pos === total, done);
+  };
+  const n = largest(most, (k) => fits(answerOf(k), limits), most >> 7);
   const answer = answerOf(n);
   if ((answer.next_position === pos && pos < total) || !fits(answer, limits)) throw tooSmall(path, limits);
-  entry.cursor = { path, bytes: answer.next_position, unit: from + answer.text!.length };
   return answer;
 }
 
-function readContainer(entry: StoredResult, path: string, v: unknown[] | Json, pos: number, limits: ResolvedLimits): ReadAnswer {
-  const array = Array.isArray(v);
-  const keys = array ? undefined : Object.keys(v);
-  const total = array ? v.length : keys!.length;
-  const child = (i: number): unknown => (array ? v[i] : (v as Json)[keys![i]!]);
-  // A bound on how many could fit: sizes summed while under the result bound, and the item or key count.
-  let hi = 0;
-  let bytes = 0;
-  const cap = array ? limits.maxItems : limits.maxKeys;
-  while (pos + hi < total && hi < cap && bytes <= limits.maxResultBytes) {
-    bytes += (JSON.stringify(child(pos + hi))?.length ?? 4) + (array ? 0 : keys![pos + hi]!.length);
-    hi++;
-  }
+async function readContainer(entry: StoredResult, node: JsonNode, pos: number, total: number, limits: ResolvedLimits): Promise<ReadAnswer> {
+  const path = node.path;
+  const array = node.kind === 'array';
+  // The children that could fit: their raw bytes within the result bound, and the item or key count.
+  const run = await entry.reader.children(node, pos, limits.maxResultBytes, array ? limits.maxItems : limits.maxKeys);
+  const reachesEnd = pos + run.values.length === total;
+  const done = reachesEnd ? await after(entry, path) : undefined;
+  // The child a read that cannot send it whole goes into: the one at `pos`.
+  const into = array ? String(pos) : run.values.length > 0 ? run.keys[0] : run.stopped?.key;
   const answerOf = (n: number): ReadAnswer => {
     const part: ReadAnswer = array
-      ? { path, position: pos, kind: 'array', items: v.slice(pos, pos + n), next_position: pos + n, total, done: pos + n === total }
-      : { path, position: pos, kind: 'object', members: keys!.slice(pos, pos + n).map((key) => ({ key, value: (v as Json)[key] })), next_position: pos + n, total, done: pos + n === total };
-    return withNext(entry, part, n > 0 || pos === total);
+      ? { path, position: pos, kind: 'array', items: run.values.slice(0, n), next_position: pos + n, total, done: pos + n === total }
+      : { path, position: pos, kind: 'object', members: run.keys.slice(0, n).map((key, i) => ({ key, value: run.values[i] })), next_position: pos + n, total, done: pos + n === total };
+    return withNext(entry, part, n > 0 || pos === total, done, into);
   };
-  const n = largest(hi, (k) => fits(answerOf(k), limits));
+  const n = largest(run.values.length, (k) => fits(answerOf(k), limits));
   const answer = answerOf(n);
   if (!fits(answer, limits)) throw tooSmall(path, limits);
   if (n === 0 && pos < total) {
-    const c = child(pos);
-    if (!(typeof c === 'string' || Array.isArray(c) || isObject(c))) throw tooSmall(path, limits);
+    const first = run.values.length > 0 ? run.values[0] : undefined;
+    const kind = run.values.length > 0 ? kindOfValue(first) : run.stopped?.kind;
+    if (into === undefined || !(kind === 'string' || kind === 'array' || kind === 'object')) throw tooSmall(path, limits);
+    // The run stopped at the child at `pos` itself: where it starts is known (otherwise the run read past it).
+    if (run.values.length === 0 && run.stopped !== undefined) entry.reader.adopt(node, into, run.stopped.start, run.stopped.kind, pos);
   }
   return answer;
+}
+
+function kindOfValue(v: unknown): string {
+  return typeof v === 'string' ? 'string' : Array.isArray(v) ? 'array' : v !== null && typeof v === 'object' ? 'object' : 'scalar';
 }
 
 function tooSmall(path: string, limits: ResolvedLimits): BudgetError {
@@ -179,24 +200,21 @@ function tooSmall(path: string, limits: ResolvedLimits): BudgetError {
 
 /**
  * The answer with its `next`. `progressed`: this answer moved on (false: the child at the position
- * is too large to send whole, so the next call reads it part by part).
+ * is too large to send whole, so the next call reads it part by part: `into` is its segment).
+ * `done`: where reading goes once this value is done (when it may be).
  */
-function withNext(entry: StoredResult, part: ReadAnswer, progressed: boolean): ReadAnswer {
+function withNext(entry: StoredResult, part: ReadAnswer, progressed: boolean, done: ReadStart | undefined, into?: string): ReadAnswer {
   const handle = entry.handle;
   if (!part.done) {
     if (progressed) return { ...part, next: { handle, path: part.path, position: part.next_position } };
-    if (part.kind === 'string') return part; // no room for a single character: refused by the caller
-    const container = valueAt(entry.value, part.path);
-    const c = container.found ? container.value : undefined;
-    const segment = Array.isArray(c) ? String(part.position) : pointerSegment(Object.keys(c as Json)[part.position]!);
-    return { ...part, next: { handle, path: `${part.path}/${segment}`, position: 0 } };
+    if (part.kind === 'string' || into === undefined) return part; // no room for a single character: refused by the caller
+    return { ...part, next: { handle, path: `${part.path}/${pointerSegment(into)}`, position: 0 } };
   }
-  const next = after(entry, part.path);
-  return next === undefined ? part : { ...part, next: { handle, ...next } };
+  return done === undefined ? part : { ...part, next: { handle, ...done } };
 }
 
 /** Where reading goes once the value at `path` is done: the parent's next child, or the next cut part. */
-function after(entry: StoredResult, path: string): ReadStart | undefined {
+async function after(entry: StoredResult, path: string): Promise<ReadStart | undefined> {
   let p = path;
   for (;;) {
     const i = entry.starts.findIndex((s) => s.path === p);
@@ -204,11 +222,10 @@ function after(entry: StoredResult, path: string): ReadStart | undefined {
     const cut = p.lastIndexOf('/');
     if (cut < 0) return undefined;
     const parentPath = p.slice(0, cut);
-    const parent = valueAt(entry.value, parentPath);
-    if (!parent.found) return undefined;
-    const index = indexOf(parent.value, parsePointer('/' + p.slice(cut + 1))![0]!);
-    if (index === undefined) return undefined;
-    if (index + 1 < sizeOf(parent.value)) return { path: parentPath, position: index + 1 };
+    const parent = await entry.reader.node(parentPath);
+    const node = await entry.reader.node(p);
+    if (parent === undefined || node === undefined) return undefined;
+    if (node.index + 1 < (await entry.reader.size(parent))) return { path: parentPath, position: node.index + 1 };
     p = parentPath;
   }
 }

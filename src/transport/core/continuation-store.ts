@@ -1,6 +1,7 @@
 /**
- * The continuation store: originals of cut results, held in memory for a while so that what the
- * budget cut stays readable. Bounded three ways (one result, one session, the process), each
+ * The continuation store: originals of cut results, held for a while so that what the budget cut
+ * stays readable, as the bytes of their JSON, in spill files of a private directory or in memory
+ * (`continuation-spill.ts`), and read in place (`continuation-bytes.ts`). Bounded three ways (one result, one session, the process), each
  * entry expires a fixed time after it was stored, and the least recently read entries are evicted
  * first when a cap is reached. A handle is 128 random bits (base64url), bound to the session key
  * (and caller, when known) that received it: another session cannot read it, and a handle that
@@ -11,6 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { BudgetError, DEFAULT_CONTINUATION, resolveContinuation, type ContinuationSettings, type ReadStart } from '../../engine/index.js';
+import { JsonBytes } from './continuation-bytes.js';
+import { heldInMemory, memoryWriter, SpillDirectory, type HeldBytes, type SpillWriter } from './continuation-spill.js';
 
 declare module '../../engine/errors.js' {
   interface ErrorCodes {
@@ -24,14 +27,16 @@ declare module '../../engine/errors.js' {
     CONTINUATION_FOREIGN: true;
     /** The path or position asked for cannot be read from the result the handle serves. */
     CONTINUATION_BAD_READ: true;
+    /** A result is larger than one continuation may keep. */
+    CONTINUATION_TOO_LARGE: true;
   }
 }
 
 /** One cut result's original, as stored. */
 export interface StoredResult {
   readonly handle: string;
-  /** The original result (parsed), or its beginning when it was larger than the per-result cap. */
-  readonly value: unknown;
+  /** The original result's JSON (its beginning when it was larger than the per-result cap), read in place. */
+  readonly reader: JsonBytes;
   /** Where the cut parts start, in document order (the reading tool's `next` walks them). */
   readonly starts: readonly ReadStart[];
   /** Epoch milliseconds. */
@@ -39,11 +44,6 @@ export interface StoredResult {
   readonly bytes: number;
   readonly session: string;
   readonly caller: string | undefined;
-  /**
-   * Perf: where the last string read stopped (its path, UTF-8 offset and UTF-16 index), so that
-   * reading a long string window by window walks it once, not once per window.
-   */
-  cursor?: { path: string; bytes: number; unit: number };
 }
 
 /** Why a handle is no longer held. */
@@ -59,6 +59,9 @@ export class ContinuationStore {
   private readonly sessionBytes = new Map<string, number>();
   private readonly gone = new Map<string, Gone>();
   private total = 0;
+  /** Bytes being written for originals not stored yet (counted against the process cap as they come). */
+  private writing = 0;
+  private spillDir: SpillDirectory | undefined;
   /** When expired entries were last swept (epoch milliseconds). */
   private swept = 0;
   /** The sweep due at the next expiry, so an idle process lets expired originals go (unref'd: it never keeps one alive). */
@@ -85,14 +88,80 @@ export class ContinuationStore {
     return this.entries.size;
   }
 
+  /** The most one original may hold: a larger one would evict itself at once. */
+  get resultCap(): number {
+    const s = this.settings;
+    return Math.min(s.maxResultBytes, s.maxSessionBytes, s.maxProcessBytes);
+  }
+
   /**
-   * Keep one cut result's original. `bytes`: its size as JSON (at most the per-result cap: the
-   * caller keeps only the beginning of a larger one). Older entries are evicted to make room.
+   * A writer for one original's bytes as they come: in a spill file, or in memory with
+   * `memory`. Each write counts against the process cap at once (older entries are evicted to make
+   * room), so originals being written by many connections stay within it too. Throws
+   * `CONTINUATION_SPILL_FAILED` when the spill directory cannot be made, and from `write` when the
+   * disk is full or the original passes the per-result cap (`CONTINUATION_TOO_LARGE`).
    */
-  put(session: string, caller: string | undefined, value: unknown, bytes: number, starts: readonly ReadStart[]): StoredResult {
+  writer(): SpillWriter {
+    const inner = this.settings.memory ? memoryWriter() : (this.spillDir ??= new SpillDirectory(this.settings.dir || undefined)).writer();
+    let counted = 0;
+    const uncount = (): void => {
+      this.writing -= counted;
+      counted = 0;
+    };
+    const cap = this.resultCap;
+    return {
+      get size() {
+        return inner.size;
+      },
+      write: (chunk) => {
+        if (inner.size + chunk.length > cap) {
+          inner.abort();
+          uncount();
+          throw new BudgetError('CONTINUATION_TOO_LARGE', `The result is larger than one continuation may keep (${cap} bytes).`, { cap });
+        }
+        this.writing += chunk.length;
+        counted += chunk.length;
+        this.evictOver(undefined);
+        try {
+          inner.write(chunk);
+        } catch (e) {
+          uncount();
+          throw e;
+        }
+      },
+      finish: () => {
+        uncount();
+        return inner.finish();
+      },
+      abort: () => {
+        uncount();
+        inner.abort();
+      },
+    };
+  }
+
+  /** Bytes held in the store's way (a spill file unless `memory`), from one buffer. */
+  hold(bytes: Buffer): HeldBytes {
+    if (this.settings.memory) return heldInMemory(bytes);
+    const w = this.writer();
+    w.write(bytes);
+    return w.finish();
+  }
+
+  /** The spill directory's path, once made (tests and diagnostics). */
+  get spillPath(): string | undefined {
+    return this.spillDir?.path();
+  }
+
+  /**
+   * Keep one cut result's original, held in `held` (its JSON starting at `rootAt`). Older entries
+   * are evicted to make room.
+   */
+  put(session: string, caller: string | undefined, held: HeldBytes, starts: readonly ReadStart[], rootAt = 0): StoredResult {
     this.sweep();
     const handle = randomBytes(16).toString('base64url');
-    const entry: StoredResult = { handle, value, starts, expiresAt: this.now() + this.settings.ttlMs, bytes, session, caller };
+    const bytes = held.size;
+    const entry: StoredResult = { handle, reader: new JsonBytes(held, rootAt), starts, expiresAt: this.now() + this.settings.ttlMs, bytes, session, caller };
     this.entries.set(handle, entry);
     this.total += bytes;
     this.sessionBytes.set(session, this.sessionUsage(session) + bytes);
@@ -150,17 +219,17 @@ export class ContinuationStore {
     for (const entry of [...this.entries.values()]) if (now >= entry.expiresAt) this.remove(entry, 'expired');
   }
 
-  private evictOver(session: string): void {
+  private evictOver(session: string | undefined): void {
     const { maxSessionBytes, maxProcessBytes } = this.settings;
-    if (this.sessionUsage(session) > maxSessionBytes) {
+    if (session !== undefined && this.sessionUsage(session) > maxSessionBytes) {
       for (const entry of [...this.entries.values()]) {
         if (this.sessionUsage(session) <= maxSessionBytes) break;
         if (entry.session === session) this.remove(entry, 'evicted');
       }
     }
-    if (this.total > maxProcessBytes) {
+    if (this.total + this.writing > maxProcessBytes) {
       for (const entry of [...this.entries.values()]) {
-        if (this.total <= maxProcessBytes) break;
+        if (this.total + this.writing <= maxProcessBytes) break;
         this.remove(entry, 'evicted');
       }
     }
@@ -168,6 +237,7 @@ export class ContinuationStore {
 
   private remove(entry: StoredResult, why: Gone): void {
     if (!this.entries.delete(entry.handle)) return;
+    entry.reader.held.release();
     this.total -= entry.bytes;
     const left = this.sessionUsage(entry.session) - entry.bytes;
     if (left > 0) this.sessionBytes.set(entry.session, left);

@@ -29,9 +29,12 @@ import {
   type ResolvedLimits,
 } from '../../engine/index.js';
 import { ERROR_META_KEY } from '../../shared/meta.js';
+import { JsonBytes } from './continuation-bytes.js';
+import { planReadsHeld } from './continuation-plan-bytes.js';
 import { isObject, planReads, withoutBudgetParts } from './continuation-plan.js';
 import { readPart, readResult } from './continuation-read.js';
-import type { ContinuationStore } from './continuation-store.js';
+import type { HeldBytes } from './continuation-spill.js';
+import type { ContinuationStore, StoredResult } from './continuation-store.js';
 
 type Json = Record<string, unknown>;
 
@@ -118,33 +121,71 @@ export class ConnectionContinuation {
     const meta = sent._meta;
     const report = isObject(meta) ? (meta[REPORT_KEY] as BudgetReport | undefined) : undefined;
     if (!this.active || !isObject(report)) return sent;
-    const settings = this.store.settings;
-    // One result is held to the smallest cap: a result larger than the session's or the process's
-    // room would evict itself at once.
-    const cap = Math.min(settings.maxResultBytes, settings.maxSessionBytes, settings.maxProcessBytes);
-    // A snapshot, not the caller's object (a handler may change or share it after returning): what
-    // is read back is what was cut. Only a result within the cap is copied whole (measured first,
-    // the walk stopping past the cap): a 200 MB one took 3 s and 490 MB to serialize.
-    const whole = heldBytes(original, 0, cap) <= cap ? snapshotOf(original) : undefined;
-    let kept = whole?.value ?? beginningOf(original, cap);
-    let keptJson = whole?.jsonBytes ?? Buffer.byteLength(JSON.stringify(kept));
-    let bytes = heldBytes(kept, keptJson, Infinity);
-    let complete = whole !== undefined;
-    // The caps count what the kept value takes in memory, not its JSON (an array of empty objects
-    // takes twenty times its JSON): larger than one result may hold, its beginning is kept (its
-    // JSON scaled by how much more it weighs), and the offer says it is not whole.
-    for (let tries = 0; bytes > cap && tries < 8; tries++) {
-      const target = Math.floor(keptJson * (cap / bytes) * 0.97);
-      if (target < 64) break;
-      kept = beginningOf(original, target);
-      keptJson = Buffer.byteLength(JSON.stringify(kept));
-      bytes = heldBytes(kept, keptJson, Infinity);
-      complete = false;
+    const cap = this.store.resultCap;
+    // Kept as its JSON, which is also the snapshot (a handler may change or share the object after
+    // returning: what is read back is what was cut). Serialized only when it may be within the cap
+    // (the walk stops early): a 200 MB result took 3 s and 490 MB to serialize. A larger one keeps
+    // its beginning, and the offer says it is not whole.
+    let json = heldBytes(original, 0, 32 * cap) <= 32 * cap ? jsonOf(original) : undefined;
+    const complete = json !== undefined && Buffer.byteLength(json) <= cap;
+    if (!complete) {
+      try {
+        json = JSON.stringify(beginningOf(original, cap));
+      } catch (e) {
+        if (isBudgetError(e)) return sent; // a cap below the smallest budget
+        throw e;
+      }
     }
-    if (bytes > cap) return sent;
+    // Planned on the JSON's own reading, as the reading tool will see it (a member whose value
+    // JSON drops is no member there).
+    const kept = JSON.parse(json!) as Json;
     const starts = planReads(kept, withoutBudgetParts(sent, kept));
     if (starts.length === 0) return sent;
-    const entry = this.store.put(this.session, caller, kept, bytes, starts);
+    let held: HeldBytes;
+    try {
+      held = this.store.hold(Buffer.from(json!));
+    } catch (e) {
+      if (!isBudgetError(e)) throw e;
+      spillWarning(e);
+      return sent;
+    }
+    const entry = this.store.put(this.session, caller, held, starts);
+    return this.offerEntry(entry, sent, limits, complete);
+  }
+
+  /**
+   * Keep an original that streamed in (its bytes already held; the result is the value at
+   * `rootPath` in them, such as a response line's `/result`) and write its continuation into
+   * `sent`, planned by reading the original where it is held.
+   */
+  async offerHeld(held: HeldBytes, rootPath: string, sent: Json, limits: ResolvedLimits, caller: string | undefined): Promise<Json> {
+    const meta = sent._meta;
+    const report = isObject(meta) ? (meta[REPORT_KEY] as BudgetReport | undefined) : undefined;
+    if (!this.active || !isObject(report)) {
+      held.release();
+      return sent;
+    }
+    let starts: ReadStart[];
+    let rootAt = 0;
+    try {
+      const root = await new JsonBytes(held).node(rootPath);
+      if (root === undefined) throw new BudgetError('CONTINUATION_BAD_READ', 'no result in the line', {});
+      rootAt = root.start;
+      starts = await planReadsHeld(new JsonBytes(held, rootAt), sent);
+    } catch (e) {
+      held.release();
+      if (isBudgetError(e)) return sent;
+      throw e;
+    }
+    if (starts.length === 0) {
+      held.release();
+      return sent;
+    }
+    return this.offerEntry(this.store.put(this.session, caller, held, starts, rootAt), sent, limits, true);
+  }
+
+  private offerEntry(entry: StoredResult, sent: Json, limits: ResolvedLimits, complete: boolean): Json {
+    const starts = entry.starts;
     const listed = starts.filter((s) => Buffer.byteLength(JSON.stringify(s.path)) <= MAX_POINTER_BYTES).slice(0, CONTINUATION_LISTED);
     const offer: ContinuationOffer = {
       tool: CONTINUATION_TOOL,
@@ -169,11 +210,11 @@ export class ConnectionContinuation {
   }
 
   /** The JSON-RPC response to a call of the reading tool, answered here within `limits`. */
-  answer(message: Json & { id: string | number }, limits: ResolvedLimits, caller: string | undefined): Json {
-    return { jsonrpc: '2.0', id: message.id, result: this.readResultOf(message.params, limits, caller) };
+  async answer(message: Json & { id: string | number }, limits: ResolvedLimits, caller: string | undefined): Promise<Json> {
+    return { jsonrpc: '2.0', id: message.id, result: await this.readResultOf(message.params, limits, caller) };
   }
 
-  private readResultOf(params: unknown, limits: ResolvedLimits, caller: string | undefined): Json {
+  private async readResultOf(params: unknown, limits: ResolvedLimits, caller: string | undefined): Promise<Json> {
     try {
       const args = isObject(params) ? params.arguments : undefined;
       if (!isObject(args) || typeof args.handle !== 'string') {
@@ -186,10 +227,11 @@ export class ConnectionContinuation {
       if (args.position !== undefined && typeof args.position !== 'number') throw new BudgetError('CONTINUATION_BAD_READ', 'Expected `position` to be a whole number, as a `next` gives it.', {});
       if (!this.active) throw new BudgetError('CONTINUATION_UNKNOWN', 'No continuation is offered on this connection.', {});
       const entry = this.store.get(args.handle, this.session, caller);
-      return readResult(readPart(entry, args.path as string | undefined, args.position as number | undefined, limits));
+      return readResult(await readPart(entry, args.path as string | undefined, args.position as number | undefined, limits));
     } catch (e) {
-      if (!isBudgetError(e)) throw e;
-      return { content: [{ type: 'text', text: `${e.code}: ${e.message}` }], isError: true, _meta: { [ERROR_META_KEY]: { code: e.code } } };
+      // Any failure is answered: a call the client made must not wait forever.
+      const err = isBudgetError(e) ? e : new BudgetError('CONTINUATION_BAD_READ', `Reading the kept result failed (${String((e as Error)?.message ?? e).slice(0, 200)}). Call the original tool again.`, {});
+      return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], isError: true, _meta: { [ERROR_META_KEY]: { code: err.code } } };
     }
   }
 
@@ -316,15 +358,19 @@ export function heldBytes(value: unknown, jsonBytes: number, stopAt: number): nu
   return Math.max(bytes, jsonBytes);
 }
 
-/** A copy of `original` through its JSON, and that JSON's size; undefined when the JSON is over V8's string length. */
-function snapshotOf(original: Json): { value: Json; jsonBytes: number } | undefined {
+/** The JSON of `original`; undefined when it is over V8's string length. */
+function jsonOf(original: Json): string | undefined {
   try {
-    const json = JSON.stringify(original);
-    return { value: JSON.parse(json) as Json, jsonBytes: Buffer.byteLength(json) };
+    return JSON.stringify(original);
   } catch (e) {
     if (e instanceof RangeError) return undefined;
     throw e;
   }
+}
+
+/** An original that could not be kept: the result goes out without a continuation, and the operator is told why. */
+function spillWarning(e: BudgetError): void {
+  process.emitWarning(`mcp-budget: ${e.message}`, { code: e.code });
 }
 
 /** The beginning of a result too large to keep whole: bounded to `bytes` with no other bound in the way, its own report and notice removed. */

@@ -7,7 +7,7 @@
  * `RequestTable.match`): a response whose id is the string form of a numeric request id answers
  * that request for the SDK client, so it is bounded like an exact answer.
  */
-import { boundJson, CONTINUATION_TOOL, DEFAULT_MAX_MESSAGE_BYTES, REPORT_KEY, fitsWithinBudget, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ContinuationOffer, type ResolvedLimits } from '../../engine/index.js';
+import { boundJson, CONTINUATION_TOOL, DEFAULT_MAX_MESSAGE_BYTES, REPORT_KEY, fitsWithinBudget, isBudgetError, NUMERIC_LIMITS, resolveLimits, type BudgetOptions, type BudgetReport, type ContinuationOffer, type ResolvedLimits } from '../../engine/index.js';
 import { classifyMessage, errorMessage, INTERNAL_ERROR, INVALID_REQUEST, RESPONSE_TOO_LARGE } from './jsonrpc-errors.js';
 import { isRequestId, RequestTable, type PendingRequest, type RequestId } from './request-ids.js';
 import { enforceOutputSchema, ToolCatalog } from './typed-results.js';
@@ -15,6 +15,7 @@ import { attachOffer, ConnectionContinuation, isReadCall, limitsWithOfferRoom, o
 import { isObject } from './continuation-plan.js';
 import { ERROR_META_KEY } from '../../shared/meta.js';
 import type { ContinuationStore } from './continuation-store.js';
+import type { HeldBytes, SpillWriter } from './continuation-spill.js';
 
 /**
  * Observer of responses the budget changed (for logs and metrics). Sizes are measured only when a
@@ -121,14 +122,47 @@ export class ResponseBudget {
    * structure the rest (structure before text; the in-memory path refits instead).
    */
   streamLimits(): ResolvedLimits {
-    if (!this.typedPending()) return this.current;
-    const share = Math.max(1, Math.floor((this.current.maxResultBytes - this.current.reserveBytes) / 3));
-    if (this.current.maxTextBytes <= share && this.current.maxBlockBytes <= share) return this.current;
-    const options: BudgetOptions = { notice: this.current.notice, protocolVersion: this.current.protocolVersion };
-    for (const n of NUMERIC_LIMITS) options[n] = this.current[n];
-    options.maxTextBytes = Math.min(this.current.maxTextBytes, share);
-    options.maxBlockBytes = Math.min(this.current.maxBlockBytes, share);
+    const base = this.streamBase();
+    if (!this.typedPending()) return base;
+    const share = Math.max(1, Math.floor((base.maxResultBytes - base.reserveBytes) / 3));
+    if (base.maxTextBytes <= share && base.maxBlockBytes <= share) return base;
+    const options: BudgetOptions = { notice: base.notice, protocolVersion: base.protocolVersion };
+    for (const n of NUMERIC_LIMITS) options[n] = base[n];
+    options.maxTextBytes = Math.min(base.maxTextBytes, share);
+    options.maxBlockBytes = Math.min(base.maxBlockBytes, share);
     return resolveLimits(options);
+  }
+
+  /** The limits a streamed result is bounded within before the typed share: with a continuation, room for its offer is kept, as on the in-memory path. */
+  streamBase(): ResolvedLimits {
+    return this.continuation?.boundingLimits(this.current) ?? this.current;
+  }
+
+  /**
+   * Where a line that streams is kept as it comes, for the continuation of its result; undefined
+   * when none is offered (or the spill directory cannot be made: then `warn` says why).
+   */
+  spillWriter(warn: (text: string) => void): SpillWriter | undefined {
+    if (this.continuation === undefined || !this.continuation.active) return undefined;
+    try {
+      return this.continuation.store.writer();
+    } catch (e) {
+      if (!isBudgetError(e)) throw e;
+      warn(e.message);
+      return undefined;
+    }
+  }
+
+  /**
+   * The continuation of a result that streamed in (`held`: the whole response line as read),
+   * written into `result` (its bounded form, typed policy applied); `result` when none is offered.
+   */
+  offerHeld(held: HeldBytes, result: Json, request: PendingRequest): Promise<Json> {
+    if (this.continuation === undefined) {
+      held.release();
+      return Promise.resolve(result);
+    }
+    return this.continuation.offerHeld(held, '/result', result, this.current, request.caller);
   }
 
   /** A call to a typed tool is pending. A long line decides from this when it starts, since its id may come last. */
@@ -144,7 +178,7 @@ export class ResponseBudget {
    * part it asks for (never passed on to the server). Undefined for every other message.
    * `caller`: who asked, when the transport knows.
    */
-  answerLocally(message: unknown, caller?: string): Json | undefined {
+  answerLocally(message: unknown, caller?: string): Promise<Json> | undefined {
     const c = this.continuation;
     if (c === undefined || !c.active || !isReadCall(message)) return undefined;
     return c.answer(message, this.current, caller);
@@ -325,9 +359,10 @@ export class ResponseBudget {
    * Apply the typed-result policy to a bounded result and report it. `receiptFrom`: the original
    * structure a mutation's receipt is taken from, when `original` is not the original (streaming).
    * `bytesBefore`: the original's size for the listener, when known. `continuation`: the result
-   * was bounded under these (smaller) limits so that a continuation of this original fits too.
+   * was bounded under these (smaller) limits so that a continuation of this original fits too
+   * (`later`: the offer is made by the caller, from the original as it was held while it streamed).
    */
-  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number, continuation?: { limits: ResolvedLimits; original: Json; prior?: ContinuationOffer | undefined }): Json {
+  typed(request: PendingRequest, original: Json, bounded: Json, report: BudgetReport | undefined, id: RequestId, receiptFrom?: unknown, bytesBefore?: number, continuation?: { limits: ResolvedLimits; original: Json; prior?: ContinuationOffer | undefined; later?: boolean }): Json {
     if (report === undefined) return bounded;
     if (request.tool === CONTINUATION_TOOL) {
       // An upstream's reading tool answered a part larger than this layer's budget: a part cut
@@ -351,7 +386,7 @@ export class ResponseBudget {
     if (continuation?.prior !== undefined) {
       const earlier = (isObject(original._meta) ? original._meta[REPORT_KEY] : undefined) as BudgetReport | undefined;
       if (earlier !== undefined && earlier.omitted_count === report.omitted_count) result = attachOffer(result, continuation.prior, this.current);
-    } else if (continuation !== undefined && this.continuation !== undefined) {
+    } else if (continuation !== undefined && this.continuation !== undefined && !continuation.later) {
       result = this.continuation.offer(continuation.original, result, this.current, request.caller);
     }
     if (this.onTruncated !== undefined) {

@@ -67,7 +67,7 @@ class ResultBudgetTransport implements Transport {
       // A call to the reading tool is answered here: the server never sees it.
       const local = this.budget.answerLocally(message, caller);
       if (local !== undefined) {
-        this.inner.send(local as JSONRPCMessage).catch((e: unknown) => this.onerror?.(e instanceof Error ? e : new Error(String(e))));
+        local.then((answer) => this.inner.send(answer as JSONRPCMessage)).catch((e: unknown) => this.onerror?.(e instanceof Error ? e : new Error(String(e))));
         return;
       }
       this.budget.inbound(message, caller);

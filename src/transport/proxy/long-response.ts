@@ -17,6 +17,8 @@ import { EnvelopeScanner, type EnvelopeFacts } from '../core/envelope-scan.js';
 import { repeatWhy } from '../core/repeated-members.js';
 import { classifyEnvelope } from '../core/jsonrpc-errors.js';
 import { ReceiptCapture } from '../core/receipt-capture.js';
+import { isBudgetError } from '../../engine/index.js';
+import type { HeldBytes, SpillWriter } from '../core/continuation-spill.js';
 
 /** What a finished long line turned out to be. */
 export type LongLineOutcome =
@@ -32,7 +34,7 @@ export type LongLineOutcome =
    * `facts` holds the real one. `receiptFrom`: the original structure's receipt members, when
    * they were captured (see {@link ReceiptCapture}).
    */
-  | { kind: 'response'; message: Record<string, unknown>; facts: EnvelopeFacts; receiptFrom?: Record<string, unknown> | null };
+  | { kind: 'response'; message: Record<string, unknown>; facts: EnvelopeFacts; receiptFrom?: Record<string, unknown> | null; held?: HeldBytes };
 
 /** One long server line: fed with {@link chunk} as it arrives, judged by {@link end}. */
 export class LongServerLine {
@@ -56,20 +58,52 @@ export class LongServerLine {
    *   receipt, and what the typed policy puts back after a cut; set while a call to a typed tool
    *   is pending, other lines pay nothing for it)
    */
-  constructor(limits: ResolvedLimits, maxIdBytes: number, captureReceipt = false) {
+  constructor(
+    limits: ResolvedLimits,
+    maxIdBytes: number,
+    captureReceipt = false,
+    /** Where the line is kept as it comes, for its result's continuation (see `continuation-spill.ts`). */
+    private spill?: SpillWriter,
+    /** Told why keeping the line stopped, when it was not for its size. */
+    private readonly warn?: (text: string) => void,
+  ) {
     this.budget = new ByteBudget(limits, 'envelope');
     this.scanner = new EnvelopeScanner(maxIdBytes);
     this.capture = captureReceipt ? new ReceiptCapture() : undefined;
   }
 
   chunk(bytes: Buffer): void {
+    if (this.spill !== undefined) this.keep(bytes);
     this.scanner.push(bytes, this.feed);
     this.capture?.push(bytes);
     const f = this.scanner.facts;
     if (f.repeated !== undefined) this.failed ??= repeatWhy(f.repeated);
   }
 
+  /** Keep a piece of the line; a line past the per-result cap, or a full disk, stops the keeping (no continuation is offered). */
+  private keep(bytes: Buffer): void {
+    try {
+      this.spill!.write(bytes);
+    } catch (e) {
+      this.spill = undefined;
+      if (!isBudgetError(e)) throw e;
+      if (e.code !== 'CONTINUATION_TOO_LARGE') this.warn?.(e.message);
+    }
+  }
+
   end(): LongLineOutcome {
+    const outcome = this.judge();
+    const spill = this.spill;
+    this.spill = undefined;
+    if (spill === undefined) return outcome;
+    if (outcome.kind !== 'response') {
+      spill.abort();
+      return outcome;
+    }
+    return { ...outcome, held: spill.finish() };
+  }
+
+  private judge(): LongLineOutcome {
     const facts = this.scanner.end();
     if (facts.repeated !== undefined) return { kind: 'invalid', why: repeatWhy(facts.repeated), facts };
     const kind = classifyEnvelope(facts);

@@ -231,13 +231,13 @@ class Proxy {
     if (!Array.isArray(msg)) {
       const local = this.budget.answerLocally(msg);
       if (local !== undefined) {
-        this.sendToClient(JSON.stringify(local) + '\n');
+        void local.then((answer) => this.sendToClient(JSON.stringify(answer) + '\n'), (e: unknown) => this.readFailed(e));
         return undefined;
       }
       this.budget.inbound(msg);
       return bytes;
     }
-    const answers: unknown[] = [];
+    const answers: Promise<unknown>[] = [];
     const rest: unknown[] = [];
     for (const m of msg) {
       const local = this.budget.answerLocally(m);
@@ -247,7 +247,7 @@ class Proxy {
         rest.push(m);
       }
     }
-    if (answers.length > 0) this.sendToClient(JSON.stringify(answers) + '\n');
+    if (answers.length > 0) void Promise.all(answers).then((all) => this.sendToClient(JSON.stringify(all) + '\n'), (e: unknown) => this.readFailed(e));
     if (answers.length === 0) return bytes;
     return rest.length === 0 ? undefined : Buffer.from(JSON.stringify(rest));
   }
@@ -293,7 +293,13 @@ class Proxy {
         // structure's scalar members are captured only while a typed call is pending (the line's
         // id may come last): a mutation's receipt, and what the typed policy needs after a cut.
         start: () =>
-          (long = new LongServerLine(this.budget.streamLimits(), this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES, this.budget.typedPending())),
+          (long = new LongServerLine(
+            this.budget.streamLimits(),
+            this.o.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+            this.budget.typedPending(),
+            this.budget.spillWriter((text) => this.warn(text)),
+            (text) => this.warn(text),
+          )),
         chunk: (bytes) => long!.chunk(bytes),
         end: (total) => {
           const l = long!;
@@ -320,6 +326,11 @@ class Proxy {
   }
 
   // ------------------------------------------------------------ output and faults
+
+  /** A read of a continuation that failed outside its own errors (each of which is answered). */
+  private readFailed(e: unknown): void {
+    this.warn(`a read of a continuation failed: ${(e as Error)?.message ?? String(e)}`);
+  }
 
   private sendToClient(data: string | Buffer): void {
     if (this.outClosed) return;

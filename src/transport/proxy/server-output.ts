@@ -31,7 +31,32 @@ export interface ServerOutputSinks {
 }
 
 export class ServerOutput {
+  /**
+   * Messages wait here, in order, while an answer ahead of them is still being made (a streamed
+   * result's continuation is planned by reading the kept line): the client gets the server's
+   * messages in the order the server wrote them.
+   */
+  private queue: Promise<string | Buffer | undefined>[] = [];
+
   constructor(private readonly o: ServerOutputSinks) {}
+
+  private emit(data: string | Buffer | Promise<string | Buffer | undefined>): void {
+    if (typeof data === 'string' || Buffer.isBuffer(data)) {
+      if (this.queue.length === 0) return this.o.toClient(data);
+      this.queue.push(Promise.resolve(data));
+      return;
+    }
+    this.queue.push(data);
+    if (this.queue.length === 1) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const data = await this.queue[0]!;
+      this.queue.shift();
+      if (data !== undefined) this.o.toClient(data);
+    }
+  }
 
   /** One line from the server, short enough to parse whole. */
   line(bytes: Buffer): void {
@@ -65,8 +90,8 @@ export class ServerOutput {
       if (o !== undefined) out.push(o);
     }
     // A message that fits and answers a pending request is passed on byte for byte.
-    if (!changed) this.o.toClient(Buffer.concat([bytes, NEWLINE]));
-    else if (out.length > 0) this.o.toClient(batch ? JSON.stringify(out) + '\n' : out.map((o) => JSON.stringify(o) + '\n').join(''));
+    if (!changed) this.emit(Buffer.concat([bytes, NEWLINE]));
+    else if (out.length > 0) this.emit(batch ? JSON.stringify(out) + '\n' : out.map((o) => JSON.stringify(o) + '\n').join(''));
   }
 
   /**
@@ -137,44 +162,66 @@ export class ServerOutput {
       // A pending request its ids name is answered with an error, never left waiting.
       const answers = this.refuseNamed(idsOf(outcome.facts), outcome.why, total);
       if (answers.length > 0) {
-        this.o.toClient(answers.map((a) => JSON.stringify(a) + '\n').join(''));
+        this.emit(answers.map((a) => JSON.stringify(a) + '\n').join(''));
       } else if (!this.o.quiet()) {
         this.o.warn(`dropped a ${total}-byte line from the MCP server that is not valid JSON-RPC: ${warningText(outcome.why)}`);
       }
       return;
     }
     const { message, facts, receiptFrom } = outcome;
-    // Routed by the same rule as a parsed line: an id the scan could not read as a value is none.
-    const id = facts.idState === 'value' ? facts.id : facts.idState === 'null' ? null : facts.idState === 'absent' ? undefined : INVALID_ID;
-    const to = this.o.budget.claim(id, 'error' in message && !('result' in message));
-    if (to.kind === 'orphan-error') {
-      this.o.toClient(JSON.stringify({ ...message, id }) + '\n');
-      return;
+    // The line as it was kept, for its result's continuation: let go on every path that offers none.
+    let held = outcome.held;
+    try {
+      // Routed by the same rule as a parsed line: an id the scan could not read as a value is none.
+      const id = facts.idState === 'value' ? facts.id : facts.idState === 'null' ? null : facts.idState === 'absent' ? undefined : INVALID_ID;
+      const to = this.o.budget.claim(id, 'error' in message && !('result' in message));
+      if (to.kind === 'orphan-error') {
+        this.emit(JSON.stringify({ ...message, id }) + '\n');
+        return;
+      }
+      if (to.kind === 'unmatched') {
+        this.dropUnmatched(facts.idState === 'value' ? id : undefined, total);
+        return;
+      }
+      const { request } = to;
+      const answered = id as RequestId; // a request was claimed: the id the server wrote names it
+      if (!BOUNDED_METHODS.has(request.method)) {
+        // Longer than the fast path, so over the cap on messages that are not tool results.
+        this.o.warn(`withheld a ${total}-byte response to request ${warningJson(id)}: too large and not a tool result`);
+        this.emit(JSON.stringify(this.o.budget.withheld(to.key, request.method, total).message) + '\n');
+        return;
+      }
+      let result = message.result;
+      // The placeholder id goes: the response carries the id the server wrote, whatever its length.
+      const line = (r: unknown): string => JSON.stringify('result' in message ? { ...message, result: r, id } : { ...message, id }) + '\n';
+      if (result !== null && typeof result === 'object') {
+        const r = result as Record<string, unknown>;
+        const report = (r._meta as Record<string, unknown> | undefined)?.['io.github.mcp-result-budget/budget'];
+        // Only the bounded result is at hand, with the original's scalar members captured as it
+        // streamed: those the budget had no room for go back for the typed policy to make room,
+        // and a mutation's receipt comes from them.
+        const known = structureAfterCut(r, receiptFrom) ?? r;
+        const later = held === undefined ? undefined : { limits: this.o.budget.streamBase(), original: known, later: true };
+        result = this.o.budget.typed(request, known, r, report as never, answered, receiptFrom, total, later);
+        if (held !== undefined && report !== undefined) {
+          // The continuation is planned by reading the kept line: the answer waits for it (later
+          // lines may be answered first, as JSON-RPC allows).
+          const keep = held;
+          held = undefined;
+          const bounded = result as Record<string, unknown>;
+          this.emit(
+            this.o.budget.offerHeld(keep, bounded, request).then(line, (e: unknown) => {
+              this.o.warn(`no continuation for the response to request ${warningJson(id)}: ${warningText((e as Error)?.message ?? String(e))}`);
+              return line(bounded);
+            }),
+          );
+          return;
+        }
+      }
+      this.emit(line(result));
+    } finally {
+      held?.release();
     }
-    if (to.kind === 'unmatched') {
-      this.dropUnmatched(facts.idState === 'value' ? id : undefined, total);
-      return;
-    }
-    const { request } = to;
-    const answered = id as RequestId; // a request was claimed: the id the server wrote names it
-    if (!BOUNDED_METHODS.has(request.method)) {
-      // Longer than the fast path, so over the cap on messages that are not tool results.
-      this.o.warn(`withheld a ${total}-byte response to request ${warningJson(id)}: too large and not a tool result`);
-      this.o.toClient(JSON.stringify(this.o.budget.withheld(to.key, request.method, total).message) + '\n');
-      return;
-    }
-    let result = message.result;
-    if (result !== null && typeof result === 'object') {
-      const r = result as Record<string, unknown>;
-      const report = (r._meta as Record<string, unknown> | undefined)?.['io.github.mcp-result-budget/budget'];
-      // Only the bounded result is at hand, with the original's scalar members captured as it
-      // streamed: those the budget had no room for go back for the typed policy to make room,
-      // and a mutation's receipt comes from them.
-      const known = structureAfterCut(r, receiptFrom) ?? r;
-      result = this.o.budget.typed(request, known, r, report as never, answered, receiptFrom, total);
-    }
-    // The placeholder id goes: the response carries the id the server wrote, whatever its length.
-    this.o.toClient(JSON.stringify('result' in message ? { ...message, result, id } : { ...message, id }) + '\n');
   }
 }
 

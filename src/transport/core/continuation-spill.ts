@@ -1,0 +1,259 @@
+/**
+ * Where a cut result's original is held, as the bytes of its JSON: in memory, or in a spill file
+ * of a private directory. Either way the original is written once, as it is produced or streams
+ * in, and read back by offset (`continuation-bytes.ts` finds the parts in it), so a result of any
+ * size never becomes one value or one string in memory.
+ *
+ * The spill directory: one per process, made with `mkdtemp` (mode 0700, a fresh name no other
+ * user can take first) under the base directory (the system's temporary directory unless set),
+ * files created exclusively (mode 0600, never following a link), unlinked when their entry goes,
+ * the directory removed when the process exits. Directories that processes of this user left
+ * behind (killed before they could clean up) are removed at start-up: only real directories of
+ * this user, named by a process that no longer runs.
+ */
+import { closeSync, constants, lstatSync, mkdtempSync, openSync, readdirSync, read as readFd, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { BudgetError } from '../../engine/index.js';
+
+declare module '../../engine/errors.js' {
+  interface ErrorCodes {
+    /** An original could not be kept for its continuation (the disk is full, the directory is gone). */
+    CONTINUATION_SPILL_FAILED: true;
+  }
+}
+
+/** An original's bytes, however they are held. */
+export interface HeldBytes {
+  readonly size: number;
+  /** `length` bytes from `offset`, fewer only at the end. */
+  read(offset: number, length: number): Promise<Buffer>;
+  /** Let the bytes go (the entry was removed). */
+  release(): void;
+}
+
+/** Bytes written as they come, then held: {@link SpillWriter.finish} gives them to read. */
+export interface SpillWriter {
+  readonly size: number;
+  /** Throws `CONTINUATION_SPILL_FAILED` when the bytes cannot be kept (the writer is then released). */
+  write(chunk: Uint8Array): void;
+  finish(): HeldBytes;
+  /** Give up: nothing is kept. */
+  abort(): void;
+}
+
+/** Bytes held in memory, as the chunks they came in (never joined: a large original is not copied). */
+class MemoryWriter implements SpillWriter, HeldBytes {
+  private chunks: Buffer[] = [];
+  /** Where each chunk starts. */
+  private starts: number[] = [];
+  size = 0;
+
+  constructor(whole?: Buffer) {
+    if (whole !== undefined && whole.length > 0) {
+      this.chunks.push(whole);
+      this.starts.push(0);
+      this.size = whole.length;
+    }
+  }
+
+  write(chunk: Uint8Array): void {
+    // Copied: the caller's buffer is reused for its next read.
+    this.starts.push(this.size);
+    this.chunks.push(Buffer.from(chunk));
+    this.size += chunk.length;
+  }
+
+  finish(): HeldBytes {
+    return this;
+  }
+
+  abort(): void {
+    this.release();
+  }
+
+  read(offset: number, length: number): Promise<Buffer> {
+    const end = Math.min(this.size, offset + length);
+    const parts: Buffer[] = [];
+    // The chunk holding `offset`, by bisection.
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    for (let i = lo; i < this.chunks.length && this.starts[i]! < end; i++) {
+      const s = this.starts[i]!;
+      parts.push(this.chunks[i]!.subarray(Math.max(0, offset - s), Math.min(this.chunks[i]!.length, end - s)));
+    }
+    return Promise.resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+  }
+
+  release(): void {
+    this.chunks = [];
+    this.starts = [];
+  }
+}
+
+/** Bytes held in memory only. */
+export function memoryWriter(): SpillWriter {
+  return new MemoryWriter();
+}
+
+/** Bytes held in memory, from one buffer. */
+export function heldInMemory(bytes: Buffer): HeldBytes {
+  return new MemoryWriter(bytes);
+}
+
+/** A spill file: written once through its descriptor, read by offset, unlinked when released. */
+class SpillFile implements SpillWriter, HeldBytes {
+  size = 0;
+  private fd: number | undefined;
+
+  constructor(private readonly path: string) {
+    try {
+      this.fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    } catch (e) {
+      throw spillFailed(e, path);
+    }
+  }
+
+  write(chunk: Uint8Array): void {
+    if (this.fd === undefined) throw new BudgetError('CONTINUATION_SPILL_FAILED', 'The spill file was already released.', {});
+    try {
+      let off = 0;
+      while (off < chunk.length) off += writeSync(this.fd, chunk, off, chunk.length - off, this.size + off);
+      this.size += chunk.length;
+    } catch (e) {
+      this.release();
+      throw spillFailed(e, this.path);
+    }
+  }
+
+  finish(): HeldBytes {
+    return this;
+  }
+
+  abort(): void {
+    this.release();
+  }
+
+  read(offset: number, length: number): Promise<Buffer> {
+    const fd = this.fd;
+    if (fd === undefined) return Promise.reject(new BudgetError('CONTINUATION_EVICTED', 'The original was let go while it was being read. Call the original tool again.', {}));
+    const n = Math.max(0, Math.min(length, this.size - offset));
+    const buf = Buffer.allocUnsafe(n);
+    return new Promise((resolve, reject) => {
+      let got = 0;
+      const more = (): void => {
+        if (got === n) return resolve(buf);
+        readFd(fd, buf, got, n - got, offset + got, (e, k) => {
+          if (e) return reject(spillFailed(e, this.path));
+          if (k === 0) return reject(new BudgetError('CONTINUATION_SPILL_FAILED', 'The spill file is shorter than what was written to it: it was changed outside this process. Call the original tool again.', {}));
+          got += k;
+          more();
+        });
+      };
+      more();
+    });
+  }
+
+  release(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    try {
+      rmSync(this.path, { force: true });
+    } catch {
+      // The directory is removed at exit anyway.
+    }
+    // Closed after a turn: a read already started on the descriptor completes (or fails) on it, never on a reused number.
+    setImmediate(() => closeSync(fd));
+  }
+}
+
+function spillFailed(e: unknown, path: string): BudgetError {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'the disk holding the spill directory is full'
+      : code === 'ENOENT'
+        ? 'the spill directory was removed'
+        : `writing the spill file failed (${String(code ?? (e as Error)?.message ?? e)})`;
+  return new BudgetError('CONTINUATION_SPILL_FAILED', `The original of this result could not be kept for its continuation: ${why}. Free space in ${dirOf(path)} (or set --continuation-dir, or --continuation-memory), or call the tool again asking for less.`, { code });
+}
+
+function dirOf(path: string): string {
+  return path.slice(0, path.lastIndexOf('/'));
+}
+
+const PREFIX = 'mcp-budget-spill-';
+
+/** One process's private spill directory, made on first use. */
+export class SpillDirectory {
+  private dir: string | undefined;
+
+  constructor(readonly base: string = tmpdir()) {}
+
+  /** A new spill file in the directory. */
+  writer(): SpillWriter {
+    return new SpillFile(join(this.path(), randomBytes(12).toString('base64url')));
+  }
+
+  /** The directory (made on first use, stale ones of this user swept first). */
+  path(): string {
+    if (this.dir !== undefined) return this.dir;
+    sweepStale(this.base);
+    try {
+      this.dir = mkdtempSync(join(this.base, `${PREFIX}${process.pid}-`));
+    } catch (e) {
+      throw spillFailed(e, join(this.base, 'x'));
+    }
+    const dir = this.dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
+  /** Remove the directory now (tests; the process does it at exit). */
+  remove(): void {
+    if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+  }
+}
+
+/** Remove spill directories of this user whose process is gone (a kill left them). */
+function sweepStale(base: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const m = /^mcp-budget-spill-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (m === null) continue;
+    const path = join(base, name);
+    try {
+      const st = lstatSync(path);
+      // A link, a file, or another user's directory is never touched.
+      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
+      if (alive(Number(m[1]))) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Raced with its owner or another sweeper: leave it.
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
