@@ -273,7 +273,7 @@ export interface ContinuationDeclaration {
 const MiB = 1024 * 1024;
 const CONTINUATION_TABLE = {
   ttlMs: { default: 10 * 60 * 1000, min: 1000, max: 24 * 60 * 60 * 1000, unit: 'ms', flag: '--continuation-ttl-ms', env: 'MCP_BUDGET_CONTINUATION_TTL_MS', help: 'how long a continuation handle stays readable' },
-  maxResultBytes: { default: 16 * MiB, min: 1024, max: GiB, unit: 'bytes', flag: '--continuation-max-result-bytes', env: 'MCP_BUDGET_CONTINUATION_MAX_RESULT_BYTES', help: 'one cut result kept for its continuation (a larger one keeps its beginning)' },
+  maxResultBytes: { default: 16 * MiB, min: 1024, max: 64 * GiB, unit: 'bytes', flag: '--continuation-max-result-bytes', env: 'MCP_BUDGET_CONTINUATION_MAX_RESULT_BYTES', help: 'one cut result kept for its continuation (a larger one keeps its beginning)' },
   maxSessionBytes: { default: 64 * MiB, min: 1024, max: 64 * GiB, unit: 'bytes', flag: '--continuation-max-session-bytes', env: 'MCP_BUDGET_CONTINUATION_MAX_SESSION_BYTES', help: 'cut results kept per session, summed (least recently read evicted)' },
   maxProcessBytes: { default: 256 * MiB, min: 1024, max: 64 * GiB, unit: 'bytes', flag: '--continuation-max-bytes', env: 'MCP_BUDGET_CONTINUATION_MAX_BYTES', help: 'cut results kept by the process, summed (least recently read evicted)' },
 } as const satisfies Record<string, ContinuationDeclaration>;

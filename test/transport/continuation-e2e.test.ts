@@ -100,21 +100,35 @@ describe('continuation end to end', { timeout: 120_000 }, () => {
 
   for (const memory of [false, true]) {
     it(`continuation: a result past the proxy's fast path streams through the budget and is kept as it streams (${memory ? 'in memory' : 'in a spill file'}); following the notice recovers it whole`, async () => {
-      // 30 times as large: a 3.6 MB log and a 3.3 MB query result, each one line over 1 MiB.
-      process.env.PAGELESS_SCALE = '30';
+      // 12 times as large: a 1.4 MB log and a 1.3 MB query result, each one line over 1 MiB.
+      process.env.PAGELESS_SCALE = '12';
       try {
-        const budget = 32 * 1024;
+        const budget = 64 * 1024;
         const client = await connect('proxy', budget, memory ? ['--continuation-memory'] : []);
         for (const tool of ['read_log', 'run_query'] as const) {
           const { rebuilt, calls } = await followNotice(client, tool, budget);
-          expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(RESULTS[tool](30)));
-          expect(calls).toBeGreaterThan(50);
+          expect(JSON.stringify(rebuilt)).toBe(JSON.stringify(RESULTS[tool](12)));
+          expect(calls).toBeGreaterThan(20);
         }
       } finally {
         delete process.env.PAGELESS_SCALE;
       }
     });
   }
+
+  it('continuation: a streamed result larger than one continuation may keep gets none, and the notice asks for less', async () => {
+    process.env.PAGELESS_SCALE = '12';
+    try {
+      const client = await connect('proxy', 32 * 1024, ['--continuation-max-result-bytes', '1MiB']);
+      const r = (await client.callTool({ name: 'read_log', arguments: {} })) as Json;
+      const report = (r._meta as Json)[REPORT_KEY] as Json;
+      expect(report.truncated).toBe(true);
+      expect(report.continuation).toBeUndefined();
+      expect(JSON.stringify(r.content)).toContain('call the tool again asking for less');
+    } finally {
+      delete process.env.PAGELESS_SCALE;
+    }
+  });
 
   it('continuation: behind the proxy with --max-tokens 2000, the first result and every part are within the tokens, and the log comes back whole', async () => {
     const client = await connect('proxy', 65536, ['--max-tokens', '2000']);

@@ -110,9 +110,16 @@ function safeCut(w: Buffer, from: number, cut: number): number {
   return from + (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1);
 }
 
+const OPEN = Buffer.from('[');
+const CLOSE = Buffer.from(']');
+
 export class JsonBytes {
   private win: Buffer = Buffer.alloc(0);
   private base = 0;
+  /** The window's memory, reused by every read (what is sliced from it is used before the next). */
+  private room: Buffer | undefined;
+  /** Reads of this original, one at a time: they share the window and the marks. */
+  private turn: Promise<unknown> = Promise.resolve();
   /** Map order is recency: the first is the least recently used. */
   private readonly nodes = new Map<string, JsonNode>();
 
@@ -123,10 +130,21 @@ export class JsonBytes {
     private readonly sizes: Readonly<ReaderSizes> = READER_SIZES,
   ) {}
 
+  /**
+   * Run `read` when the reads before it are done: two calls of the reading tool on one handle must
+   * not move each other's window between their awaits.
+   */
+  exclusive<T>(read: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(read, read);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
   /** Make `pos` readable in the window. */
   private async fill(pos: number): Promise<void> {
     if (pos >= this.held.size) throw pastKept();
-    this.win = await this.held.read(pos, this.sizes.window);
+    this.room ??= Buffer.allocUnsafe(this.sizes.window);
+    this.win = await this.held.read(pos, this.sizes.window, this.room);
     this.base = pos;
   }
 
@@ -499,31 +517,49 @@ export class JsonBytes {
       run.atEnd = true;
       return run;
     }
+    const array = node.kind === 'array';
+    // Perf: an array's items are parsed together, as one array of the bytes from the first to the last.
+    let first = -1;
+    let last = -1;
     let used = 0;
-    for (let j = from; ; j++) {
-      if (run.values.length >= maxCount) break;
-      let key: string | undefined;
-      let value = pos;
-      if (node.kind === 'object') {
-        key = (await this.keyAt(pos)).key;
-        value = await this.memberValue(pos);
+    let count = 0;
+    try {
+      for (let j = from; ; j++) {
+        if (count >= maxCount) break;
+        let key: string | undefined;
+        let value = pos;
+        if (!array) {
+          key = (await this.keyAt(pos)).key;
+          value = await this.memberValue(pos);
+        }
+        const end = key === undefined && !array ? -1 : await this.skipValue(value, maxBytes - used);
+        if (end < 0) {
+          run.stopped = { kind: kindOf(await this.byteAt(value)), ...(key === undefined ? {} : { key }), start: value };
+          break;
+        }
+        used += end - pos;
+        count++;
+        if (array) {
+          if (first < 0) first = value;
+          last = end;
+        } else {
+          run.values.push(this.parse(await this.slice(value, end), value));
+          run.keys.push(key!);
+        }
+        const next = await this.after(node, end);
+        if (next < 0) {
+          node.total = j + 1;
+          run.atEnd = true;
+          return run;
+        }
+        pos = next;
+        this.markWalk(node, j + 1, pos);
       }
-      const end = key === undefined && node.kind === 'object' ? -1 : await this.skipValue(value, maxBytes - used);
-      if (end < 0) {
-        run.stopped = { kind: kindOf(await this.byteAt(value)), ...(key === undefined ? {} : { key }), start: value };
-        break;
+    } finally {
+      if (first >= 0) {
+        const raw = await this.slice(first, last);
+        run.values = this.parse(Buffer.concat([OPEN, raw, CLOSE]), first) as unknown[];
       }
-      used += end - pos;
-      run.values.push(this.parse(await this.slice(value, end), value));
-      if (key !== undefined) run.keys.push(key);
-      const next = await this.after(node, end);
-      if (next < 0) {
-        node.total = j + 1;
-        run.atEnd = true;
-        return run;
-      }
-      pos = next;
-      this.markWalk(node, j + 1, pos);
     }
     // Where the next read of this container starts.
     this.mark(node, from + run.values.length, pos);

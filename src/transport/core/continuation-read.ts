@@ -119,7 +119,8 @@ function largest(hi: number, ok: (n: number) => boolean, slack = 0): number {
 async function readString(entry: StoredResult, node: JsonNode, pos: number, total: number, limits: ResolvedLimits): Promise<ReadAnswer> {
   const path = node.path;
   // An answer's text is one string of the structure: never more than the string bound.
-  const most = Math.min(total - pos, limits.maxStringBytes, limits.maxResultBytes);
+  // The answer's text block repeats it (its JSON): at most half the result bound.
+  const most = Math.min(total - pos, limits.maxStringBytes, Math.floor(limits.maxResultBytes / 2));
   const s = await entry.reader.text(node, pos, most);
   if (s === undefined) {
     throw badRead(`\`position\` ${pos} is inside a character of the string at ${JSON.stringify(path.slice(0, 200))}; use a position an answer or the report gave.`, { path, position: pos });
@@ -154,7 +155,8 @@ async function readContainer(entry: StoredResult, node: JsonNode, pos: number, t
   const path = node.path;
   const array = node.kind === 'array';
   // The children that could fit: their raw bytes within the result bound, and the item or key count.
-  const run = await entry.reader.children(node, pos, limits.maxResultBytes, array ? limits.maxItems : limits.maxKeys);
+  // The answer's text block repeats them (its JSON): their bytes are at most half the result bound.
+  const run = await entry.reader.children(node, pos, Math.floor(limits.maxResultBytes / 2), array ? limits.maxItems : limits.maxKeys);
   const reachesEnd = pos + run.values.length === total;
   const done = reachesEnd ? await after(entry, path) : undefined;
   // The child a read that cannot send it whole goes into: the one at `pos`.
@@ -165,7 +167,7 @@ async function readContainer(entry: StoredResult, node: JsonNode, pos: number, t
       : { path, position: pos, kind: 'object', members: run.keys.slice(0, n).map((key, i) => ({ key, value: run.values[i] })), next_position: pos + n, total, done: pos + n === total };
     return withNext(entry, part, n > 0 || pos === total, done, into);
   };
-  const n = largest(run.values.length, (k) => fits(answerOf(k), limits));
+  const n = largest(run.values.length, (k) => fits(answerOf(k), limits), run.values.length >> 7);
   const answer = answerOf(n);
   if (!fits(answer, limits)) throw tooSmall(path, limits);
   if (n === 0 && pos < total) {

@@ -27,8 +27,12 @@ declare module '../../engine/errors.js' {
 /** An original's bytes, however they are held. */
 export interface HeldBytes {
   readonly size: number;
-  /** `length` bytes from `offset`, fewer only at the end. */
-  read(offset: number, length: number): Promise<Buffer>;
+  /**
+   * `length` bytes from `offset`, fewer only at the end. `into`: a buffer the bytes may be read
+   * into (perf: a reader that walks far reuses one window, not a fresh buffer per read); the
+   * result is then valid until the next read into it.
+   */
+  read(offset: number, length: number, into?: Buffer): Promise<Buffer>;
   /** Let the bytes go (the entry was removed). */
   release(): void;
 }
@@ -140,11 +144,11 @@ class SpillFile implements SpillWriter, HeldBytes {
     this.release();
   }
 
-  read(offset: number, length: number): Promise<Buffer> {
+  read(offset: number, length: number, into?: Buffer): Promise<Buffer> {
     const fd = this.fd;
     if (fd === undefined) return Promise.reject(new BudgetError('CONTINUATION_EVICTED', 'The original was let go while it was being read. Call the original tool again.', {}));
     const n = Math.max(0, Math.min(length, this.size - offset));
-    const buf = Buffer.allocUnsafe(n);
+    const buf = into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
     return new Promise((resolve, reject) => {
       let got = 0;
       const more = (): void => {

@@ -122,6 +122,12 @@ export class ContinuationStore {
         this.writing += chunk.length;
         counted += chunk.length;
         this.evictOver(undefined);
+        // Other originals being written hold the rest of the process's room: this one gives way.
+        if (this.total + this.writing > this.settings.maxProcessBytes) {
+          inner.abort();
+          uncount();
+          throw new BudgetError('CONTINUATION_TOO_LARGE', `Originals being kept now fill the process's cap (${this.settings.maxProcessBytes} bytes).`, { cap: this.settings.maxProcessBytes });
+        }
         try {
           inner.write(chunk);
         } catch (e) {

@@ -227,7 +227,7 @@ export class ConnectionContinuation {
       if (args.position !== undefined && typeof args.position !== 'number') throw new BudgetError('CONTINUATION_BAD_READ', 'Expected `position` to be a whole number, as a `next` gives it.', {});
       if (!this.active) throw new BudgetError('CONTINUATION_UNKNOWN', 'No continuation is offered on this connection.', {});
       const entry = this.store.get(args.handle, this.session, caller);
-      return readResult(await readPart(entry, args.path as string | undefined, args.position as number | undefined, limits));
+      return readResult(await entry.reader.exclusive(() => readPart(entry, args.path as string | undefined, args.position as number | undefined, limits)));
     } catch (e) {
       // Any failure is answered: a call the client made must not wait forever.
       const err = isBudgetError(e) ? e : new BudgetError('CONTINUATION_BAD_READ', `Reading the kept result failed (${String((e as Error)?.message ?? e).slice(0, 200)}). Call the original tool again.`, {});
