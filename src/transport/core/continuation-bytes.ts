@@ -37,6 +37,8 @@ export interface ReaderSizes {
 export const READER_SIZES: Readonly<ReaderSizes> = Object.freeze({ window: 256 * 1024, chunk: 64 * 1024, markEvery: 64 * 1024, nodes: 4096, marks: 1 << 15 });
 /** A key longer than this is not decoded: it names no pointer segment a client can send whole. */
 const MAX_KEY_BYTES = 1 << 20;
+/** Pointer segments followed at most. */
+const MAX_SEGMENTS = 1024;
 
 export type ValueKind = 'string' | 'array' | 'object' | 'scalar';
 
@@ -252,7 +254,8 @@ export class JsonBytes {
       return this.remember('', start, kindOf(await this.byteAt(start)), -1);
     }
     const segments = parsePointer(path);
-    if (segments === undefined) return undefined;
+    // Deeper than any value the budget reads (its depth bound is at most 1,000): no such value.
+    if (segments === undefined || segments.length > MAX_SEGMENTS) return undefined;
     const cut = path.lastIndexOf('/');
     const parent = await this.node(path.slice(0, cut));
     if (parent === undefined) return undefined;

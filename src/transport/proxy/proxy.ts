@@ -84,6 +84,8 @@ class Proxy {
   private readonly warnings: StderrWarnings;
   /** The server's stdout, read into one reused buffer (`readPipe`). */
   private fromServer: PipeReader | undefined;
+  /** Reasons the server's output is not read now (see {@link holdServer}). */
+  private serverHolds = 0;
   /** Waiting for the client's stdout to drain; the server's stdout is paused meanwhile. */
   private clientFull = false;
   /** The server's stdout ended (or failed): every line it wrote has been handled. */
@@ -100,6 +102,7 @@ class Proxy {
     this.output = new ServerOutput({
       budget: this.budget,
       toClient: (data) => this.sendToClient(data),
+      hold: (on) => this.holdServer(on),
       toServer: (line) => void this.child.stdin?.write(line),
       warn: (text) => this.warn(text),
       quiet: () => this.stopping,
@@ -337,12 +340,19 @@ class Proxy {
     // One wait for 'drain' at a time: a piece read from the server may hold many lines.
     if (!this.o.stdout.write(data) && !this.clientFull) {
       this.clientFull = true;
-      this.fromServer?.pause();
+      this.holdServer(true);
       this.o.stdout.once('drain', () => {
         this.clientFull = false;
-        this.fromServer?.resume();
+        this.holdServer(false);
       });
     }
+  }
+
+  /** Stop reading the server while anything holds it (the client is full, an answer ahead is being made), and read on once nothing does. */
+  private holdServer(on: boolean): void {
+    this.serverHolds += on ? 1 : -1;
+    if (on && this.serverHolds === 1) this.fromServer?.pause();
+    else if (!on && this.serverHolds === 0) this.fromServer?.resume();
   }
 
   private answerInflight(message: string): void {

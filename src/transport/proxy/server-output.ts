@@ -24,6 +24,8 @@ import { warningJson, warningText } from '../../shared/warnings.js';
 export interface ServerOutputSinks {
   budget: ResponseBudget;
   toClient(data: string | Buffer): void;
+  /** Stop (true) or go on (false) reading the server: while an answer is being made, later messages wait, few. */
+  hold?(on: boolean): void;
   toServer(line: string): void;
   warn(text: string): void;
   /** True while the server is being stopped: a line it leaves unfinished is expected. */
@@ -50,12 +52,20 @@ export class ServerOutput {
     if (this.queue.length === 1) void this.drain();
   }
 
+  /** Send what waits, in order; the server is not read meanwhile (what was read already waits here). */
   private async drain(): Promise<void> {
+    this.o.hold?.(true);
     while (this.queue.length > 0) {
-      const data = await this.queue[0]!;
+      let data: string | Buffer | undefined;
+      try {
+        data = await this.queue[0]!;
+      } catch (e) {
+        this.o.warn(`dropped an answer that could not be made: ${warningText((e as Error)?.message ?? String(e))}`);
+      }
       this.queue.shift();
       if (data !== undefined) this.o.toClient(data);
     }
+    this.o.hold?.(false);
   }
 
   /** One line from the server, short enough to parse whole. */
