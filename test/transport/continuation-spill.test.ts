@@ -5,7 +5,7 @@
  * at once, and a full disk, on a real tmpfs, as a clear warning and a result without a handle.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +52,7 @@ describe('continuation spill files', () => {
     expect(readdirSync(spill)).toEqual([]);
   });
 
-  it('continuation-spill: the directory is removed when the process exits; a dead process\'s is swept at start-up, a live one\'s, a link and a file are not', () => {
+  it('continuation-spill: the directory is removed when the process exits; a dead process\'s left for a day is swept at start-up, a recent one\'s, a live one\'s and a link are not', () => {
     const dir = mkdtempSync(join(base, 'b-'));
     const script = `
       import { ContinuationStore } from ${JSON.stringify(new URL('../../dist/transport/core/continuation-store.js', import.meta.url).href)};
@@ -65,12 +65,18 @@ describe('continuation spill files', () => {
     // Left behind by a process killed before it could clean up (pid 2^22+1 runs nowhere).
     const stale = join(dir, 'mcp-budget-spill-4194305-AbC123');
     mkdirSync(join(stale, 'x'), { recursive: true });
+    const dayAgo = new Date(Date.now() - 25 * 3600 * 1000);
+    utimesSync(stale, dayAgo, dayAgo);
+    // A dead pid's directory changed within the day may be a live process of another PID namespace.
+    const recent = join(dir, 'mcp-budget-spill-4194307-ReC456');
+    mkdirSync(recent);
     const live = join(dir, `mcp-budget-spill-${process.pid}-XyZ789`);
     mkdirSync(live);
     const target = mkdtempSync(join(base, 'target-'));
     symlinkSync(target, join(dir, 'mcp-budget-spill-4194306-LnK000'));
     execFileSync(process.execPath, ['--input-type=module', '-e', script, dir], { encoding: 'utf8' });
     expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
     expect(existsSync(live)).toBe(true);
     expect(lstatSync(join(dir, 'mcp-budget-spill-4194306-LnK000')).isSymbolicLink()).toBe(true);
     expect(existsSync(target)).toBe(true);

@@ -37,6 +37,8 @@ export interface ReaderSizes {
 export const READER_SIZES: Readonly<ReaderSizes> = Object.freeze({ window: 256 * 1024, chunk: 64 * 1024, markEvery: 64 * 1024, nodes: 4096, marks: 1 << 15 });
 /** A key longer than this is not decoded: it names no pointer segment a client can send whole. */
 const MAX_KEY_BYTES = 1 << 20;
+/** Bytes a walk reads before it gives the event loop a turn. */
+const YIELD_EVERY = 1 << 20;
 /** Pointer segments followed at most. */
 const MAX_SEGMENTS = 1024;
 
@@ -120,6 +122,8 @@ export class JsonBytes {
   private base = 0;
   /** The window's memory, reused by every read (what is sliced from it is used before the next). */
   private room: Buffer | undefined;
+  /** Bytes walked since the last turn given to other work. */
+  private walked = 0;
   /** Reads of this original, one at a time: they share the window and the marks. */
   private turn: Promise<unknown> = Promise.resolve();
   /** Map order is recency: the first is the least recently used. */
@@ -145,6 +149,12 @@ export class JsonBytes {
   /** Make `pos` readable in the window. */
   private async fill(pos: number): Promise<void> {
     if (pos >= this.held.size) throw pastKept();
+    // A long walk lets other work run every megabyte (reads from memory never wait otherwise).
+    this.walked += this.win.length;
+    if (this.walked >= YIELD_EVERY) {
+      this.walked = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     this.room ??= Buffer.allocUnsafe(this.sizes.window);
     this.win = await this.held.read(pos, this.sizes.window, this.room);
     this.base = pos;
@@ -249,22 +259,40 @@ export class JsonBytes {
       this.nodes.set(path, hit);
       return hit;
     }
-    if (path === '') {
-      const start = await this.skipWs(this.rootAt);
-      return this.remember('', start, kindOf(await this.byteAt(start)), -1);
-    }
     const segments = parsePointer(path);
     // Deeper than any value the budget reads (its depth bound is at most 1,000): no such value.
     if (segments === undefined || segments.length > MAX_SEGMENTS) return undefined;
-    const cut = path.lastIndexOf('/');
-    const parent = await this.node(path.slice(0, cut));
-    if (parent === undefined) return undefined;
-    const segment = segments[segments.length - 1]!;
-    return this.child(parent, segment);
+    // From the deepest ancestor already located, one segment at a time (never once per ancestor).
+    const prefixes: string[] = [];
+    let at = 0;
+    for (const s of segments) {
+      at = path.indexOf('/', at + 1);
+      prefixes.push(at < 0 ? path : path.slice(0, at));
+      if (at < 0) break;
+    }
+    let depth = prefixes.length - 1;
+    while (depth >= 0 && !this.nodes.has(prefixes[depth]!)) depth--;
+    let cur = depth >= 0 ? this.nodes.get(prefixes[depth]!)! : await this.rootNode();
+    for (let i = depth + 1; i < segments.length; i++) {
+      const next = await this.child(cur, segments[i]!);
+      if (next === undefined) return undefined;
+      cur = next;
+    }
+    return cur;
   }
 
-  /** The child of `parent` a pointer segment names. */
-  async child(parent: JsonNode, segment: string): Promise<JsonNode | undefined> {
+  private async rootNode(): Promise<JsonNode> {
+    const hit = this.nodes.get('');
+    if (hit !== undefined) return hit;
+    const start = await this.skipWs(this.rootAt);
+    return this.remember('', start, kindOf(await this.byteAt(start)), -1);
+  }
+
+  /**
+   * The child of `parent` a pointer segment names; a member is looked for from child `from` on
+   * (a caller that needs only members from there need not walk those before).
+   */
+  async child(parent: JsonNode, segment: string, from = 0): Promise<JsonNode | undefined> {
     const path = `${parent.path}/${segment.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     const hit = this.nodes.get(path);
     if (hit !== undefined) return hit;
@@ -275,8 +303,8 @@ export class JsonBytes {
       return start === undefined ? undefined : this.remember(path, start, kindOf(await this.byteAt(start)), index);
     }
     if (parent.kind !== 'object') return undefined;
-    let pos = await this.childAt(parent, 0);
-    for (let j = 0; pos !== undefined; j++) {
+    let pos = await this.childAt(parent, from);
+    for (let j = from; pos !== undefined; j++) {
       const { key } = await this.keyAt(pos);
       if (key === segment) {
         const start = await this.memberValue(pos);

@@ -62,6 +62,10 @@ export async function readPart(entry: StoredResult, path: string | undefined, po
     if (first === undefined) throw badRead('Nothing of this result was cut, so there is nothing to read.', {});
     return readPart(entry, first.path, position ?? first.position, limits);
   }
+  // A path an answer can carry (its string bound), of no more segments than any depth bound allows.
+  if (Buffer.byteLength(path) > limits.maxStringBytes || path.split('/').length > 1025) {
+    throw badRead(`\`path\` is longer than any part of this result can be named (${limits.maxStringBytes} bytes, 1,024 segments); use a path a \`next\` or the report gave.`, { path: path.slice(0, 200) });
+  }
   if (parsePointer(path) === undefined) {
     throw badRead(`\`path\` must be a JSON Pointer as the report or a \`next\` gives it (such as "/content/0/text"), got ${JSON.stringify(path.slice(0, 200))}.`, { path });
   }
@@ -81,15 +85,16 @@ export async function readPart(entry: StoredResult, path: string | undefined, po
 }
 
 /** A path is a cut part's own path, or lies inside a cut part (its container's child from the part's position on). */
-async function inCutRegion(entry: StoredResult, path: string): Promise<boolean> {
-  for (const s of entry.starts) {
+async function inCutRegion(entry: StoredResult, path: string, from = 0): Promise<boolean> {
+  for (const s of entry.starts.slice(from)) {
     if (path === s.path) return true;
     const prefix = s.path + '/';
     if (!path.startsWith(prefix)) continue;
     const container = await entry.reader.node(s.path);
     if (container === undefined) continue;
     const segment = parsePointer('/' + path.slice(prefix.length).split('/')[0]!)![0]!;
-    const child = await entry.reader.child(container, segment);
+    // Only children from the part's position on are in it: the search starts there.
+    const child = await entry.reader.child(container, segment, container.kind === 'object' ? s.position : 0);
     if (child !== undefined && child.index >= s.position) return true;
   }
   return false;
@@ -220,7 +225,14 @@ async function after(entry: StoredResult, path: string): Promise<ReadStart | und
   let p = path;
   for (;;) {
     const i = entry.starts.findIndex((s) => s.path === p);
-    if (i >= 0) return entry.starts[i + 1];
+    if (i >= 0) {
+      // The cut parts do not overlap: a path that is one part's and lies in a later one names two
+      // values (the server's result repeats a member name), and following it would go round.
+      if (await inCutRegion(entry, p, i + 1)) {
+        throw badRead(`${JSON.stringify(p.slice(0, 200))} names two values of this result (it repeats a member name), so its parts cannot be told apart by their path. Call the original tool again, asking for less.`, { path: p });
+      }
+      return entry.starts[i + 1];
+    }
     const cut = p.lastIndexOf('/');
     if (cut < 0) return undefined;
     const parentPath = p.slice(0, cut);

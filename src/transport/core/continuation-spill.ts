@@ -11,7 +11,7 @@
  * behind (killed before they could clean up) are removed at start-up: only real directories of
  * this user, named by a process that no longer runs.
  */
-import { closeSync, constants, lstatSync, mkdtempSync, openSync, readdirSync, read as readFd, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, read as readFd, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -52,6 +52,7 @@ class MemoryWriter implements SpillWriter, HeldBytes {
   private chunks: Buffer[] = [];
   /** Where each chunk starts. */
   private starts: number[] = [];
+  private released = false;
   size = 0;
 
   constructor(whole?: Buffer) {
@@ -78,6 +79,7 @@ class MemoryWriter implements SpillWriter, HeldBytes {
   }
 
   read(offset: number, length: number): Promise<Buffer> {
+    if (this.released) return Promise.reject(gone());
     const end = Math.min(this.size, offset + length);
     const parts: Buffer[] = [];
     // The chunk holding `offset`, by bisection.
@@ -98,6 +100,7 @@ class MemoryWriter implements SpillWriter, HeldBytes {
   release(): void {
     this.chunks = [];
     this.starts = [];
+    this.released = true;
   }
 }
 
@@ -115,6 +118,10 @@ export function heldInMemory(bytes: Buffer): HeldBytes {
 class SpillFile implements SpillWriter, HeldBytes {
   size = 0;
   private fd: number | undefined;
+  /** Reads in flight on the descriptor. */
+  private reading = 0;
+  /** The descriptor of a released file, closed once no read is in flight. */
+  private closing: number | undefined;
 
   constructor(private readonly path: string) {
     try {
@@ -146,13 +153,17 @@ class SpillFile implements SpillWriter, HeldBytes {
 
   read(offset: number, length: number, into?: Buffer): Promise<Buffer> {
     const fd = this.fd;
-    if (fd === undefined) return Promise.reject(new BudgetError('CONTINUATION_EVICTED', 'The original was let go while it was being read. Call the original tool again.', {}));
+    if (fd === undefined) return Promise.reject(gone());
     const n = Math.max(0, Math.min(length, this.size - offset));
     const buf = into !== undefined && into.length >= n ? into.subarray(0, n) : Buffer.allocUnsafe(n);
-    return new Promise((resolve, reject) => {
+    // The descriptor stays open while a read is in flight: closed under it, its number could be
+    // reused by the next spill file opened, and the read would return that file's bytes.
+    this.reading++;
+    return new Promise<Buffer>((resolve, reject) => {
       let got = 0;
       const more = (): void => {
         if (got === n) return resolve(buf);
+        if (this.fd === undefined) return reject(gone());
         readFd(fd, buf, got, n - got, offset + got, (e, k) => {
           if (e) return reject(spillFailed(e, this.path));
           if (k === 0) return reject(new BudgetError('CONTINUATION_SPILL_FAILED', 'The spill file is shorter than what was written to it: it was changed outside this process. Call the original tool again.', {}));
@@ -161,21 +172,32 @@ class SpillFile implements SpillWriter, HeldBytes {
         });
       };
       more();
+    }).finally(() => {
+      if (--this.reading === 0 && this.fd === undefined && this.closing !== undefined) this.close();
     });
   }
 
   release(): void {
     if (this.fd === undefined) return;
-    const fd = this.fd;
+    this.closing = this.fd;
     this.fd = undefined;
     try {
       rmSync(this.path, { force: true });
     } catch {
       // The directory is removed at exit anyway.
     }
-    // Closed after a turn: a read already started on the descriptor completes (or fails) on it, never on a reused number.
-    setImmediate(() => closeSync(fd));
+    if (this.reading === 0) this.close();
   }
+
+  private close(): void {
+    const fd = this.closing!;
+    this.closing = undefined;
+    closeSync(fd);
+  }
+}
+
+function gone(): BudgetError {
+  return new BudgetError('CONTINUATION_EVICTED', 'The original was let go while it was being read. Call the original tool again.', {});
 }
 
 function spillFailed(e: unknown, path: string): BudgetError {
@@ -194,6 +216,8 @@ function dirOf(path: string): string {
 }
 
 const PREFIX = 'mcp-budget-spill-';
+/** A spill directory unchanged this long is stale (the longest time to live a handle may have). */
+const STALE_MS = 24 * 60 * 60 * 1000;
 
 /** One process's private spill directory, made on first use. */
 export class SpillDirectory {
@@ -206,9 +230,9 @@ export class SpillDirectory {
     return new SpillFile(join(this.path(), randomBytes(12).toString('base64url')));
   }
 
-  /** The directory (made on first use, stale ones of this user swept first). */
+  /** The directory (made on first use, stale ones of this user swept first; made again if it was removed). */
   path(): string {
-    if (this.dir !== undefined) return this.dir;
+    if (this.dir !== undefined && existsSync(this.dir)) return this.dir;
     sweepStale(this.base);
     try {
       this.dir = mkdtempSync(join(this.base, `${PREFIX}${process.pid}-`));
@@ -244,7 +268,9 @@ function sweepStale(base: string): void {
       const st = lstatSync(path);
       // A link, a file, or another user's directory is never touched.
       if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
-      if (alive(Number(m[1]))) continue;
+      // A process in another PID namespace sharing the directory looks dead here: only a directory
+      // untouched for longer than any handle lives is taken as left behind.
+      if (alive(Number(m[1])) || Date.now() - st.mtimeMs < STALE_MS) continue;
       rmSync(path, { recursive: true, force: true });
     } catch {
       // Raced with its owner or another sweeper: leave it.
