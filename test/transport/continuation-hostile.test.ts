@@ -70,19 +70,26 @@ describe('continuation under attack', () => {
     const limits = resolveLimits({ maxResultBytes: 8192 });
     const sent = { content: [{ type: 'text', text: 'a'.repeat(1000) }], _meta: { [REPORT_KEY]: { truncated: true } } } as Json;
     const offered = await conn.offerHeld(heldInMemory(Buffer.from(line)), '/result', sent, limits, undefined);
-    const offer = ((offered._meta as Json)[REPORT_KEY] as Json).continuation as Json;
-    expect(offer).toBeDefined();
+    // The plan meets the repeated name: no handle is offered.
+    expect(((offered._meta as Json)[REPORT_KEY] as Json).continuation).toBeUndefined();
+    // A repeat past what the plan walks is met by the reads: they end in a clear error, never a loop.
+    const kept = `{"content":[{"type":"text","text":"${big}"}],"x":1,"x":2}`;
+    const entry = store.put(conn.session, undefined, heldInMemory(Buffer.from(kept)), [{ path: '/content/0/text', position: 1000 }]);
     let args: Json | undefined = {};
     let n = 0;
     let last: Json = {};
     for (; args !== undefined && n < 200; n++) {
-      last = (await conn.answer(call(offer.handle as string, args), limits, undefined)).result as Json;
+      last = (await conn.answer(call(entry.handle, args), limits, undefined)).result as Json;
       if (last.isError === true) break;
       args = (last.structuredContent as Json).next as Json | undefined;
       if (args !== undefined) delete args.handle;
     }
     expect(n).toBeLessThan(200);
-    expect(JSON.stringify(last.content)).toMatch(/repeats a member name/);
+    // The text is read whole; the repeat sits outside what was cut, so nothing asks for it.
+    expect(last.isError).toBeUndefined();
+    const store2 = store.put(conn.session, undefined, heldInMemory(Buffer.from(kept)), [{ path: '', position: 1 }]);
+    const r = (await conn.answer(call(store2.handle, {}), limits, undefined)).result as Json;
+    expect(JSON.stringify(r.content)).toMatch(/repeats the member name \\"x\\"/);
   });
 
   it('continuation-hostile: a read that walks a large object from memory lets other work run', async () => {

@@ -37,6 +37,8 @@ export interface ReaderSizes {
 export const READER_SIZES: Readonly<ReaderSizes> = Object.freeze({ window: 256 * 1024, chunk: 64 * 1024, markEvery: 64 * 1024, nodes: 4096, marks: 1 << 15 });
 /** A key longer than this is not decoded: it names no pointer segment a client can send whole. */
 const MAX_KEY_BYTES = 1 << 20;
+/** Member names remembered per original, to refuse a name repeated in one object. */
+const MAX_NAMES = 1 << 18;
 /** Bytes a walk reads before it gives the event loop a turn. */
 const YIELD_EVERY = 1 << 20;
 /** Pointer segments followed at most. */
@@ -56,6 +58,8 @@ export interface JsonNode {
   total?: number;
   /** Flat pairs, ascending: (child index, child start) or (decoded bytes, raw offset). */
   marks: number[];
+  /** An object's member names met so far, with their index (a name met at two indexes is refused). */
+  names?: Map<string, number>;
 }
 
 /** The children a read took from a container. */
@@ -122,6 +126,8 @@ export class JsonBytes {
   private base = 0;
   /** The window's memory, reused by every read (what is sliced from it is used before the next). */
   private room: Buffer | undefined;
+  /** Member names remembered (see {@link MAX_NAMES}). */
+  private named = 0;
   /** Bytes walked since the last turn given to other work. */
   private walked = 0;
   /** Reads of this original, one at a time: they share the window and the marks. */
@@ -306,6 +312,7 @@ export class JsonBytes {
     let pos = await this.childAt(parent, from);
     for (let j = from; pos !== undefined; j++) {
       const { key } = await this.keyAt(pos);
+      this.noteName(parent, key, j);
       if (key === segment) {
         const start = await this.memberValue(pos);
         return this.remember(path, start, kindOf(await this.byteAt(start)), j);
@@ -326,6 +333,7 @@ export class JsonBytes {
       let value = pos;
       if (node.kind === 'object') {
         key = (await this.keyAt(pos)).key;
+        this.noteName(node, key, j);
         value = await this.memberValue(pos);
       }
       const segment = node.kind === 'object' ? (key ?? '') : String(j);
@@ -343,6 +351,25 @@ export class JsonBytes {
   /** A scalar's value. */
   async scalar(node: JsonNode): Promise<unknown> {
     return this.parse(await this.slice(node.start, await this.scalarEnd(node.start)), node.start);
+  }
+
+  /**
+   * Note member `key` at index `j` of `node`. A name met at two indexes of one object makes the
+   * original unreadable: a pointer names one value, and positions count both (`JSON.parse` keeps
+   * the last), so its parts could not be put in place. Past {@link MAX_NAMES} names, no more are
+   * remembered.
+   */
+  private noteName(node: JsonNode, key: string | undefined, j: number): void {
+    if (key === undefined) return;
+    const names = (node.names ??= new Map());
+    const at = names.get(key);
+    if (at !== undefined && at !== j) {
+      throw new BudgetError('CONTINUATION_BAD_READ', `The result repeats the member name ${JSON.stringify(key.slice(0, 64))} in one object, so its parts cannot be named by path and it cannot be read back. Call the original tool again, asking for less.`, {});
+    }
+    if (at === undefined && this.named < MAX_NAMES) {
+      names.set(key, j);
+      this.named++;
+    }
   }
 
   /** Remember a child the caller found where it starts (a read that stopped at it). */
@@ -561,6 +588,7 @@ export class JsonBytes {
         let value = pos;
         if (!array) {
           key = (await this.keyAt(pos)).key;
+          this.noteName(node, key, j);
           value = await this.memberValue(pos);
         }
         const end = key === undefined && !array ? -1 : await this.skipValue(value, maxBytes - used);
