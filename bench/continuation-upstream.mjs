@@ -4,7 +4,7 @@
 // content is a function of the position, so a client checks every byte and item it reads back
 // without holding the original (see continuation-data.mjs).
 import { createInterface } from 'node:readline';
-import { itemJson, textPiece, PIECE_BYTES } from './continuation-data.mjs';
+import { BLOCK_ITEMS, itemsJson, textPiece, PIECE_BYTES } from './continuation-data.mjs';
 
 const out = process.stdout;
 const write = (s) => (out.write(s) ? Promise.resolve() : new Promise((r) => out.once('drain', r)));
@@ -25,15 +25,11 @@ async function handle({ id, method, params }) {
   if (method === 'tools/call' && params?.name === 'huge_array') {
     await write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"items follow"}],"structuredContent":{"items":[`);
     const items = params.arguments.items;
-    let buf = '';
-    for (let i = 0; i < items; i++) {
-      buf += (i === 0 ? '' : ',') + itemJson(i);
-      if (buf.length >= PIECE_BYTES) {
-        await write(buf);
-        buf = '';
-      }
+    for (let i = 0; i < items; i += BLOCK_ITEMS) {
+      if (i > 0) await write(',');
+      await write(itemsJson(i, Math.min(BLOCK_ITEMS, items - i)));
     }
-    return write(buf + ']}}}\n');
+    return write(']}}}\n');
   }
   return write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'no such method' } }) + '\n');
 }

@@ -10,18 +10,35 @@ import { isObject, withoutBudgetParts } from './continuation-plan.js';
 
 type Json = Record<string, unknown>;
 
-/** The read starts of `sent` (the bounded result as sent, with its report) against the original `reader` holds. */
-export async function planReadsHeld(reader: JsonBytes, sent: Json): Promise<ReadStart[]> {
+/** Stops the comparison once the starts wanted are found. */
+class Enough extends Error {}
+
+/**
+ * The read starts of `sent` (the bounded result as sent, with its report) against the original
+ * `reader` holds; the first `most` only, when given (perf: the first start is found by reading what
+ * was kept; the later ones lie past the cut part, which must be walked to reach them).
+ */
+export async function planReadsHeld(reader: JsonBytes, sent: Json, most = Infinity): Promise<ReadStart[]> {
   const root = await reader.node('');
   if (root === undefined || root.kind !== 'object') return [{ path: '', position: 0 }];
-  const hasMeta = (await reader.node('/_meta')) !== undefined;
-  const bounded = withoutBudgetParts(sent, hasMeta ? { _meta: {} } : {});
+  // An empty `_meta` left by removing the report is kept (looking the original's up would walk
+  // past the cut part): at the end of the root, one the original lacks is no start.
+  const bounded = withoutBudgetParts(sent, { _meta: {} });
   const starts: ReadStart[] = [];
-  return (await diff(reader, root, bounded, starts)) ? starts : [{ path: '', position: 0 }];
+  const push = (s: ReadStart): void => {
+    starts.push(s);
+    if (starts.length >= most) throw new Enough();
+  };
+  try {
+    return (await diff(reader, root, bounded, push)) ? starts : [{ path: '', position: 0 }];
+  } catch (e) {
+    if (e instanceof Enough) return starts;
+    throw e;
+  }
 }
 
 /** Compare the original's value at `node` with `b`, adding read starts; false: `b` is not a cut form of it. */
-async function diff(r: JsonBytes, node: JsonNode, b: unknown, starts: ReadStart[]): Promise<boolean> {
+async function diff(r: JsonBytes, node: JsonNode, b: unknown, push: (s: ReadStart) => void): Promise<boolean> {
   const path = node.path;
   if (node.kind === 'string') {
     if (typeof b !== 'string') return false;
@@ -32,7 +49,7 @@ async function diff(r: JsonBytes, node: JsonNode, b: unknown, starts: ReadStart[
     // A cut between the halves of a pair starts before the pair (the reassembly drops the half sent).
     const last = b.charCodeAt(b.length - 1);
     const split = last >= 0xd800 && last <= 0xdbff && isLow(o.charCodeAt(b.length));
-    starts.push({ path, position: split ? want - 3 : want });
+    push({ path, position: split ? want - 3 : want });
     return true;
   }
   if (node.kind === 'array' || node.kind === 'object') {
@@ -44,13 +61,14 @@ async function diff(r: JsonBytes, node: JsonNode, b: unknown, starts: ReadStart[
     for await (const child of r.walk(node)) {
       const same = i < count && (array || (child.key !== undefined && kept![i] === child.key));
       const v = array ? (b as unknown[])[i] : same ? (b as Json)[child.key!] : undefined;
-      if (!same || !(await diff(r, child.node, v, starts))) {
-        starts.push({ path, position: i });
+      if (!same || !(await diff(r, child.node, v, push))) {
+        push({ path, position: i });
         return true;
       }
       i++;
     }
-    if (count > i) starts.push({ path, position: i });
+    const leftByReport = path === '' && count === i + 1 && kept![i] === '_meta' && isObject((b as Json)._meta) && Object.keys((b as Json)._meta as Json).length === 0;
+    if (count > i && !leftByReport) push({ path, position: i });
     return true;
   }
   const o = await r.scalar(node);

@@ -38,7 +38,12 @@ export interface StoredResult {
   /** The original result's JSON (its beginning when it was larger than the per-result cap), read in place. */
   readonly reader: JsonBytes;
   /** Where the cut parts start, in document order (the reading tool's `next` walks them). */
-  readonly starts: readonly ReadStart[];
+  starts: readonly ReadStart[];
+  /**
+   * Finds the rest of `starts`, when only the first is known yet (a result kept as it streamed:
+   * the later ones lie past the cut part); reads call it first, once.
+   */
+  rest?: () => Promise<void>;
   /** Epoch milliseconds. */
   readonly expiresAt: number;
   readonly bytes: number;
@@ -109,35 +114,42 @@ export class ContinuationStore {
       counted = 0;
     };
     const cap = this.resultCap;
+    const take = (chunk: Uint8Array, now: boolean): void => {
+      if (inner.size + chunk.length > cap) {
+        inner.abort();
+        uncount();
+        throw new BudgetError('CONTINUATION_TOO_LARGE', `The result is larger than one continuation may keep (${cap} bytes).`, { cap });
+      }
+      this.writing += chunk.length;
+      counted += chunk.length;
+      this.evictOver(undefined);
+      // Other originals being written hold the rest of the process's room: this one gives way.
+      if (this.total + this.writing > this.settings.maxProcessBytes) {
+        inner.abort();
+        uncount();
+        throw new BudgetError('CONTINUATION_TOO_LARGE', `Originals being kept now fill the process's cap (${this.settings.maxProcessBytes} bytes).`, { cap: this.settings.maxProcessBytes });
+      }
+      try {
+        if (now && inner.writeNow !== undefined) inner.writeNow(chunk);
+        else inner.write(chunk);
+      } catch (e) {
+        uncount();
+        throw e;
+      }
+    };
     return {
       get size() {
         return inner.size;
       },
-      write: (chunk) => {
-        if (inner.size + chunk.length > cap) {
-          inner.abort();
-          uncount();
-          throw new BudgetError('CONTINUATION_TOO_LARGE', `The result is larger than one continuation may keep (${cap} bytes).`, { cap });
-        }
-        this.writing += chunk.length;
-        counted += chunk.length;
-        this.evictOver(undefined);
-        // Other originals being written hold the rest of the process's room: this one gives way.
-        if (this.total + this.writing > this.settings.maxProcessBytes) {
-          inner.abort();
-          uncount();
-          throw new BudgetError('CONTINUATION_TOO_LARGE', `Originals being kept now fill the process's cap (${this.settings.maxProcessBytes} bytes).`, { cap: this.settings.maxProcessBytes });
-        }
-        try {
-          inner.write(chunk);
-        } catch (e) {
-          uncount();
-          throw e;
-        }
-      },
+      write: (chunk) => take(chunk, false),
+      writeNow: (chunk) => take(chunk, true),
       finish: () => {
         uncount();
         return inner.finish();
+      },
+      finishNow: () => {
+        uncount();
+        return inner.finishNow?.() ?? (inner as unknown as HeldBytes);
       },
       abort: () => {
         uncount();
@@ -150,8 +162,8 @@ export class ContinuationStore {
   hold(bytes: Buffer): HeldBytes {
     if (this.settings.memory) return heldInMemory(bytes);
     const w = this.writer();
-    w.write(bytes);
-    return w.finish();
+    w.writeNow!(bytes);
+    return w.finishNow!();
   }
 
   /** The spill directory's path, once made (tests and diagnostics). */

@@ -158,7 +158,9 @@ export class ConnectionContinuation {
    * `rootPath` in them, such as a response line's `/result`) and write its continuation into
    * `sent`, planned by reading the original where it is held.
    */
-  async offerHeld(held: HeldBytes, rootPath: string, sent: Json, limits: ResolvedLimits, caller: string | undefined): Promise<Json> {
+  async offerHeld(writing: HeldBytes | Promise<HeldBytes>, rootPath: string, sent: Json, limits: ResolvedLimits, caller: string | undefined): Promise<Json> {
+    // Rejects when the bytes could not all be kept (a full disk): no offer, and the caller tells the operator why.
+    const held = await writing;
     const meta = sent._meta;
     const report = isObject(meta) ? (meta[REPORT_KEY] as BudgetReport | undefined) : undefined;
     if (!this.active || !isObject(report)) {
@@ -171,7 +173,9 @@ export class ConnectionContinuation {
       const root = await new JsonBytes(held).node(rootPath);
       if (root === undefined) throw new BudgetError('CONTINUATION_BAD_READ', 'no result in the line', {});
       rootAt = root.start;
-      starts = await planReadsHeld(new JsonBytes(held, rootAt), sent);
+      // Only the first start now: the answer waits for no walk past the cut (a 1 GB text took a
+      // second more). The rest are found when the handle is first read.
+      starts = await planReadsHeld(new JsonBytes(held, rootAt), sent, 1);
     } catch (e) {
       held.release();
       if (isBudgetError(e)) return sent;
@@ -181,10 +185,18 @@ export class ConnectionContinuation {
       held.release();
       return sent;
     }
-    return this.offerEntry(this.store.put(this.session, caller, held, starts, rootAt), sent, limits, true);
+    const entry = this.store.put(this.session, caller, held, starts, rootAt);
+    let planned: Promise<void> | undefined;
+    entry.rest = () =>
+      (planned ??= planReadsHeld(entry.reader, sent).then((all) => {
+        entry.starts = all;
+        entry.rest = undefined;
+      }));
+    return this.offerEntry(entry, sent, limits, true, true);
   }
 
-  private offerEntry(entry: StoredResult, sent: Json, limits: ResolvedLimits, complete: boolean): Json {
+  /** `more`: more parts than `entry.starts` may have been cut (they are found at the first read). */
+  private offerEntry(entry: StoredResult, sent: Json, limits: ResolvedLimits, complete: boolean, more = false): Json {
     const starts = entry.starts;
     const listed = starts.filter((s) => Buffer.byteLength(JSON.stringify(s.path)) <= MAX_POINTER_BYTES).slice(0, CONTINUATION_LISTED);
     const offer: ContinuationOffer = {
@@ -192,7 +204,7 @@ export class ConnectionContinuation {
       handle: entry.handle,
       expires_at: new Date(entry.expiresAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       paths: listed,
-      paths_capped: listed.length < starts.length,
+      paths_capped: more || listed.length < starts.length,
       ...(complete ? {} : { complete: false }),
     };
     return attachOffer(sent, offer, limits);
@@ -227,7 +239,12 @@ export class ConnectionContinuation {
       if (args.position !== undefined && typeof args.position !== 'number') throw new BudgetError('CONTINUATION_BAD_READ', 'Expected `position` to be a whole number, as a `next` gives it.', {});
       if (!this.active) throw new BudgetError('CONTINUATION_UNKNOWN', 'No continuation is offered on this connection.', {});
       const entry = this.store.get(args.handle, this.session, caller);
-      return readResult(await entry.reader.exclusive(() => readPart(entry, args.path as string | undefined, args.position as number | undefined, limits)));
+      return readResult(
+        await entry.reader.exclusive(async () => {
+          await entry.rest?.();
+          return readPart(entry, args.path as string | undefined, args.position as number | undefined, limits);
+        }),
+      );
     } catch (e) {
       // Any failure is answered: a call the client made must not wait forever.
       const err = isBudgetError(e) ? e : new BudgetError('CONTINUATION_BAD_READ', `Reading the kept result failed (${String((e as Error)?.message ?? e).slice(0, 200)}). Call the original tool again.`, {});

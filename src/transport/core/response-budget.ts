@@ -157,9 +157,9 @@ export class ResponseBudget {
    * The continuation of a result that streamed in (`held`: the whole response line as read),
    * written into `result` (its bounded form, typed policy applied); `result` when none is offered.
    */
-  offerHeld(held: HeldBytes, result: Json, request: PendingRequest): Promise<Json> {
+  offerHeld(held: Promise<HeldBytes>, result: Json, request: PendingRequest): Promise<Json> {
     if (this.continuation === undefined) {
-      held.release();
+      held.then((h) => h.release(), () => undefined);
       return Promise.resolve(result);
     }
     return this.continuation.offerHeld(held, '/result', result, this.current, request.caller);

@@ -34,7 +34,7 @@ export type LongLineOutcome =
    * `facts` holds the real one. `receiptFrom`: the original structure's receipt members, when
    * they were captured (see {@link ReceiptCapture}).
    */
-  | { kind: 'response'; message: Record<string, unknown>; facts: EnvelopeFacts; receiptFrom?: Record<string, unknown> | null; held?: HeldBytes };
+  | { kind: 'response'; message: Record<string, unknown>; facts: EnvelopeFacts; receiptFrom?: Record<string, unknown> | null; held?: Promise<HeldBytes> };
 
 /** One long server line: fed with {@link chunk} as it arrives, judged by {@link end}. */
 export class LongServerLine {

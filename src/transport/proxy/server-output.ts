@@ -230,7 +230,10 @@ export class ServerOutput {
       }
       this.emit(line(result));
     } finally {
-      held?.release();
+      held?.then(
+        (h) => h.release(),
+        () => undefined,
+      );
     }
   }
 }
