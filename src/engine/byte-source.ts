@@ -199,7 +199,7 @@ class MirrorHashing implements JsonEvents {
     if (this.textFirstPending && chunk.length > 0) {
       this.textFirstPending = false;
       const first = chunk.charCodeAt(0);
-      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) this.stopText();
+      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) this.stopText(true);
     }
     return this.b.stringChunk(chunk);
   }
@@ -219,8 +219,10 @@ class MirrorHashing implements JsonEvents {
     if (blocks.length > before && !text.value.lone) this.digests.set(blocks[blocks.length - 1]!, text.h.digest('hex'));
   }
 
-  private stopText(): void {
-    this.tok.setTap(undefined);
+  /** `drop`: the text is no candidate, so what it read since the last tap call is not hashed. */
+  private stopText(drop = false): void {
+    if (drop) this.tok.dropTap();
+    else this.tok.setTap(undefined);
     this.text = undefined;
     this.textFirstPending = false;
   }

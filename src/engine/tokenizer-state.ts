@@ -83,6 +83,15 @@ export abstract class TokenizerState {
     this.tapFrom = this.pos;
   }
 
+  /**
+   * Stop the tap without handing it the bytes consumed since its last call. Perf: a text found not
+   * to be a mirror candidate at its first chunk is not hashed, and that chunk can be a whole piece.
+   */
+  dropTap(): void {
+    this.tap = undefined;
+    this.tapFrom = this.pos;
+  }
+
   /** Throw `INVALID_JSON` naming the absolute byte offset of `buf[at]`. */
   protected fail(message: string, at = this.pos): never {
     const offset = this.base + at;
