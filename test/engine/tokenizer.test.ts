@@ -635,6 +635,28 @@ describe('tokenizer: values the consumer omits are skipped without events', () =
   });
 });
 
+describe('tokenizer: a long string in one write', () => {
+  // Content goes on every 16 KiB of input; a boundary may fall anywhere between two characters.
+  const unit = 'ab\\"é\\u00e9😀\\ud83d\\ude00x\\n';
+  const long = unit.repeat(6000); // about 150 KiB of input
+  const input = `["${long}","after"]`;
+
+  it('passes it on in pieces that join to what a byte at a time gives', () => {
+    const whole = tokenize(input);
+    expect(whole.filter((e) => e.startsWith('chunk:')).length).toBeGreaterThan(4);
+    expect(merged(whole)).toEqual(merged(tokenize(input, [7, 16385, 16386, 40000, 100001])));
+    expect(merged(whole)[2]).toBe(`chunk:${JSON.parse(`"${long}"`) as string}`);
+  });
+
+  it('a cut stops decoding at the next piece: the rest is skipped, the next value kept', () => {
+    const events = tokenize(input, [], { cutStringAfter: (n) => (n === 0 ? 10 : undefined) });
+    const chunks = events.filter((e) => e.startsWith('chunk:'));
+    expect(chunks).toHaveLength(2); // one piece of the long string, then "after"
+    expect(chunks[0]!.length).toBeLessThan(17 * 1024);
+    expect(merged(events).slice(-4)).toEqual(['"<', 'chunk:after', '">', ']']);
+  });
+});
+
 describe('tokenizer: refused keys', () => {
   it('the value of a refused key is skipped silently, whatever its kind', () => {
     const values = ['{"x":{"y":[1,"}"]}}', '[1,[2,[3]],"]"]', '"str\\"ing]}"', '12.5e3', '-0', 'true', 'false', 'null', '{}', '[]', '""'];
