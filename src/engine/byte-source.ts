@@ -149,6 +149,8 @@ const OPEN_BRACKET = 0x5b;
  */
 class MirrorHashing implements JsonEvents {
   tok!: Tokenizer;
+  /** A block's text is read as a mirror candidate; `text` is its hash, made when the tap first feeds it. */
+  private textOpen = false;
   private text: { h: Hash; value: TextValueHash } | undefined;
   private textFirstPending = false;
   /** Digest of each candidate block's whole text, by block index. */
@@ -216,13 +218,20 @@ class MirrorHashing implements JsonEvents {
   stringStart(): boolean {
     const kept = this.b.stringStart();
     if (kept && this.b.inBlockText) {
-      const h = createHash('sha1');
-      const value = new TextValueHash(h);
-      this.text = { h, value };
+      // Perf: the hash is made once bytes reach it; a text refused at its first chunk makes none.
+      this.textOpen = true;
       this.textFirstPending = true;
-      this.tok.setTap((bytes) => value.push(bytes));
+      this.tok.setTap((bytes) => this.textHash().value.push(bytes));
     }
     return kept;
+  }
+
+  private textHash(): { h: Hash; value: TextValueHash } {
+    if (this.text === undefined) {
+      const h = createHash('sha1');
+      this.text = { h, value: new TextValueHash(h) };
+    }
+    return this.text;
   }
 
   stringChunk(chunk: string): boolean {
@@ -235,11 +244,12 @@ class MirrorHashing implements JsonEvents {
   }
 
   stringEnd(): void {
-    const text = this.text;
-    if (text === undefined) {
+    if (!this.textOpen) {
       this.b.stringEnd();
       return;
     }
+    this.tok.setTap(undefined); // the last bytes go to the hash
+    const text = this.textHash();
     this.stopText();
     text.value.end();
     const before = this.b.mirrorBlocks.length;
@@ -253,6 +263,7 @@ class MirrorHashing implements JsonEvents {
   private stopText(drop = false): void {
     if (drop) this.tok.dropTap();
     else this.tok.setTap(undefined);
+    this.textOpen = false;
     this.text = undefined;
     this.textFirstPending = false;
   }
