@@ -658,6 +658,26 @@ describe('tokenizer: a long string in one write', () => {
   });
 });
 
+describe('tokenizer: long strings decoded natively past their first bytes', () => {
+  // Over 256 bytes, with escapes and multi-byte characters, so that what follows is read natively.
+  const pad = 'a\\"b\\\\c\\u00e9d😀 '.repeat(30);
+  const head = Buffer.from(`["${pad}`);
+
+  it('errors name the offset the byte loop names, at every chunking', () => {
+    expectInvalid(`["${pad}\u0001tail"]`, head.length, /unescaped control character/);
+    expectInvalid(`["${pad}\\xtail"]`, head.length, /invalid escape \\x/);
+    expectInvalid(`["${pad}\\u12g4"]`, head.length + 4, /invalid \\u escape/);
+    expectInvalid(Buffer.concat([head, Buffer.from([0xff]), Buffer.from('x"]')]), head.length, /invalid UTF-8/);
+    expectInvalid(Buffer.concat([head, Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"]')]), head.length, /invalid UTF-8/);
+  });
+
+  it('the same content at every split, escapes and sequences cut anywhere', () => {
+    const input = `{"k":"${pad}\\ud83d\\ude00${pad}","n":"${'é'.repeat(400)}"}`;
+    const whole = tokenizeAnyhow(input);
+    expect(merged(whole)).toEqual(['{', 'key:k', '"<', `chunk:${JSON.parse(`"${pad}\\ud83d\\ude00${pad}"`) as string}`, '">', 'key:n', '"<', `chunk:${'é'.repeat(400)}`, '">', '}']);
+  });
+});
+
 describe('tokenizer: refused keys', () => {
   it('the value of a refused key is skipped silently, whatever its kind', () => {
     const values = ['{"x":{"y":[1,"}"]}}', '[1,[2,[3]],"]"]', '"str\\"ing]}"', '12.5e3', '-0', 'true', 'false', 'null', '{}', '[]', '""'];
