@@ -15,10 +15,14 @@ import type { ResolvedLimits } from './options.js';
 import type { ChunkSink } from './output.js';
 import type { BudgetEvents, JsonEvents } from './events.js';
 import { CanonicalJsonHash, TextValueHash } from './mirror-canon.js';
+import type { SkipState } from './skip-scan.js';
 import { Tokenizer } from './tokenizer.js';
 
 /** Pieces fed to the fit-window tokenizer are at most this long, so a huge chunk never decodes whole. */
 const FIT_SLICE_BYTES = 64 * 1024;
+
+/** Depth of the root object in the tokenizer's stack: its members' values are written by `writeMember`. */
+const MEMBER_DEPTH = 1;
 
 /** Raw bytes held while deciding whether the input can fit: a bound on whitespace, not on content. */
 export function fitWindowBytes(limits: ResolvedLimits): number {
@@ -46,22 +50,48 @@ export class ByteBudget {
   }
 
   write(chunk: Uint8Array): void {
+    this.feed(chunk, -1);
+  }
+
+  /**
+   * Feed bytes of the value of a member of the root object (its key and colon were written; the
+   * value starts in `chunk`, or started before it). Returns how many bytes of `chunk` the value
+   * took when it ended in it (the rest is not taken), or -1 when it took them all and goes on.
+   * Perf: a caller that must know where the value ends (the proxy's envelope scan) learns it from
+   * the tokenizer instead of skip-scanning the same bytes a second time.
+   */
+  writeMember(chunk: Uint8Array): number {
+    return this.feed(chunk, MEMBER_DEPTH);
+  }
+
+  /**
+   * The skip scanner's state inside the member value being written (see {@link writeMember}), at
+   * the input taken so far: a reader can skip the rest of that value itself from here.
+   */
+  memberSkipState(st: SkipState): void {
+    (this.fit !== undefined ? this.fit.tok : this.bound!.tok).skipStateIn(MEMBER_DEPTH, st);
+  }
+
+  private feed(chunk: Uint8Array, stopDepth: number): number {
     const f = this.fit;
-    if (f === undefined) {
-      this.bound!.tok.write(chunk);
-      return;
-    }
+    if (f === undefined) return this.bound!.tok.writeUntil(chunk, stopDepth);
     for (let at = 0; at < chunk.length; at += FIT_SLICE_BYTES) {
-      const piece = Buffer.from(chunk.subarray(at, Math.min(chunk.length, at + FIT_SLICE_BYTES)));
+      const slice = chunk.subarray(at, Math.min(chunk.length, at + FIT_SLICE_BYTES));
+      const took = f.tok.writeUntil(slice, stopDepth);
+      // Only the bytes taken are kept for the replay.
+      const piece = Buffer.from(took < 0 ? slice : slice.subarray(0, took));
       f.chunks.push(piece);
       f.bytes += piece.length;
-      f.tok.write(piece);
-      if (f.capture.over || f.capture.inexact || f.bytes > this.window) {
-        this.switchToStream();
-        if (at + FIT_SLICE_BYTES < chunk.length) this.bound!.tok.write(chunk.subarray(at + FIT_SLICE_BYTES));
-        return;
+      const over = f.capture.over || f.capture.inexact || f.bytes > this.window;
+      if (over) this.switchToStream();
+      if (took >= 0) return at + took;
+      if (over) {
+        if (at + FIT_SLICE_BYTES >= chunk.length) return -1;
+        const rest = this.bound!.tok.writeUntil(chunk.subarray(at + FIT_SLICE_BYTES), stopDepth);
+        return rest < 0 ? -1 : at + FIT_SLICE_BYTES + rest;
       }
     }
+    return -1;
   }
 
   /** The input is complete: returns the bounded JSON (empty when a sink received it). */
@@ -119,6 +149,8 @@ const OPEN_BRACKET = 0x5b;
  */
 class MirrorHashing implements JsonEvents {
   tok!: Tokenizer;
+  /** A block's text is read as a mirror candidate; `text` is its hash, made when the tap first feeds it. */
+  private textOpen = false;
   private text: { h: Hash; value: TextValueHash } | undefined;
   private textFirstPending = false;
   /** Digest of each candidate block's whole text, by block index. */
@@ -186,30 +218,38 @@ class MirrorHashing implements JsonEvents {
   stringStart(): boolean {
     const kept = this.b.stringStart();
     if (kept && this.b.inBlockText) {
-      const h = createHash('sha1');
-      const value = new TextValueHash(h);
-      this.text = { h, value };
+      // Perf: the hash is made once bytes reach it; a text refused at its first chunk makes none.
+      this.textOpen = true;
       this.textFirstPending = true;
-      this.tok.setTap((bytes) => value.push(bytes));
+      this.tok.setTap((bytes) => this.textHash().value.push(bytes));
     }
     return kept;
+  }
+
+  private textHash(): { h: Hash; value: TextValueHash } {
+    if (this.text === undefined) {
+      const h = createHash('sha1');
+      this.text = { h, value: new TextValueHash(h) };
+    }
+    return this.text;
   }
 
   stringChunk(chunk: string): boolean {
     if (this.textFirstPending && chunk.length > 0) {
       this.textFirstPending = false;
       const first = chunk.charCodeAt(0);
-      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) this.stopText();
+      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) this.stopText(true);
     }
     return this.b.stringChunk(chunk);
   }
 
   stringEnd(): void {
-    const text = this.text;
-    if (text === undefined) {
+    if (!this.textOpen) {
       this.b.stringEnd();
       return;
     }
+    this.tok.setTap(undefined); // the last bytes go to the hash
+    const text = this.textHash();
     this.stopText();
     text.value.end();
     const before = this.b.mirrorBlocks.length;
@@ -219,8 +259,11 @@ class MirrorHashing implements JsonEvents {
     if (blocks.length > before && !text.value.lone) this.digests.set(blocks[blocks.length - 1]!, text.h.digest('hex'));
   }
 
-  private stopText(): void {
-    this.tok.setTap(undefined);
+  /** `drop`: the text is no candidate, so what it read since the last tap call is not hashed. */
+  private stopText(drop = false): void {
+    if (drop) this.tok.dropTap();
+    else this.tok.setTap(undefined);
+    this.textOpen = false;
     this.text = undefined;
     this.textFirstPending = false;
   }

@@ -47,7 +47,7 @@ export type { ChunkSink } from './output.js';
 export { BUDGET_KINDS, CONTINUATION_LISTED, continuationReserveBytes, escapePointerSegment, HANDLE_CHARS, noticeText, type BudgetKind, type BlockingBound, type BudgetReport, type ContinuationOffer, type ReadStart, type ResultReport, type WithheldReport } from './report.js';
 export { newSkipState, scanSkipJs, SKIP_MORE, type SkipScan, type SkipState } from './skip-scan.js';
 export { scanSkipBest, scanSkipSized, scanSkipWasm, wasmSimdAvailable } from './skip-scan-wasm.js';
-export { MemberScanner, type MemberPolicy, type MemberScanOptions, type ScanError, type TopShape, type ValueTake } from './member-scan.js';
+export { HAND_MORE, HAND_REFUSED, MemberScanner, type MemberPolicy, type MemberScanOptions, type ScanError, type TopShape, type ValueTake } from './member-scan.js';
 export { SCALAR_START, scalarComplete, stepScalar } from './json-scalar.js';
 export { Byte, endsScalar, isDigit, isWs, skipWs } from './json-bytes.js';
 export { MIRROR_SUMMARY } from './text-mirror.js';

@@ -43,9 +43,16 @@ export type TopShape = 'empty' | 'object' | 'array' | 'other';
  * How a member's value is read, answered by {@link MemberPolicy.value} at its first byte:
  * `pass`, passed over and nothing kept; `hold`, its raw bytes kept up to `maxHeldBytes` and handed
  * to `valueEnd`; `stream`, its raw bytes handed to `piece` as they arrive; `enter`, an object's
- * members read in turn one level down (a value that is not an object is passed over instead).
+ * members read in turn one level down (a value that is not an object is passed over instead);
+ * `hand`, an object's or array's bytes handed to `hand`, whose reader finds where it ends (a value
+ * that is neither is read as `stream`).
  */
-export type ValueTake = 'pass' | 'hold' | 'stream' | 'enter';
+export type ValueTake = 'pass' | 'hold' | 'stream' | 'enter' | 'hand';
+
+/** {@link MemberPolicy.hand}'s answer: the value took every byte and goes on. */
+export const HAND_MORE = -1;
+/** {@link MemberPolicy.hand}'s answer: the bytes were not taken; the scanner skips the value itself from them. */
+export const HAND_REFUSED = -2;
 
 /** What a scan does with what it reads. Levels count entered objects: the top object is level 0. */
 export interface MemberPolicy {
@@ -60,6 +67,15 @@ export interface MemberPolicy {
   value(first: number, level: number): ValueTake;
   /** Raw bytes of a `stream` value, in order. */
   piece?(bytes: Buffer): void;
+  /**
+   * A `hand` value's bytes, from its first byte, as far as the chunk goes. Returns how many of them
+   * the value took when it ended among them, {@link HAND_MORE}, or {@link HAND_REFUSED}: then the
+   * reader wrote into `st` where these bytes start (inside the value: depth, string, escape; it is
+   * the value's start the first time, as given) and the scanner skips the rest of the value, read
+   * as `stream`. Perf: the reader must find the value's end anyway (the proxy's byte budget), so
+   * the scanner does not skip-scan the same bytes a second time.
+   */
+  hand?(bytes: Buffer, st: SkipState): number;
   /**
    * The member's value has ended (an entered object: after its members, at its closing brace).
    * `held`: a `hold` value's raw bytes, undefined past `maxHeldBytes` (and for other takes).
@@ -98,6 +114,8 @@ const enum At {
   Value,
   /** Inside a string or container value: the skip scanner finds its end. */
   Skipping,
+  /** Inside a `hand` value: the policy's reader finds its end. */
+  Handing,
   /** Inside a number, true, false or null. */
   InScalar,
   AfterValue,
@@ -232,6 +250,18 @@ export class MemberScanner {
             }
             take = 'pass';
           }
+          if (take === 'hand') {
+            const skip = this.skip;
+            skip.depth = 0;
+            skip.inString = false;
+            skip.escape = false;
+            if (c === Byte.OpenBrace || c === Byte.OpenBracket) {
+              this.take = take;
+              this.at = At.Handing;
+              continue;
+            }
+            take = 'stream';
+          }
           this.take = take;
           if (take === 'hold') {
             this.held = [];
@@ -277,6 +307,22 @@ export class MemberScanner {
           this.give(chunk, i, end);
           i = end;
           this.endValue(this.base + end);
+          continue;
+        }
+        case At.Handing: {
+          const r = p.hand!(chunk.subarray(i), this.skip);
+          if (r === HAND_MORE) {
+            i = n;
+            continue;
+          }
+          if (r === HAND_REFUSED) {
+            // Read on as `stream` from the state the reader wrote: the skip scanner takes over.
+            this.take = 'stream';
+            this.at = At.Skipping;
+            continue;
+          }
+          i += r;
+          this.endValue(this.base + i);
           continue;
         }
         case At.InScalar: {

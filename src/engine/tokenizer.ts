@@ -95,6 +95,12 @@ export class Tokenizer extends TokenizerTokens {
           break;
         }
         case S.After: {
+          if (this.stack.length === this.stopDepth) {
+            // `writeUntil`: the value ended; what follows is not taken.
+            this.halted = true;
+            this.pos = i;
+            return i;
+          }
           const c = buf[i]!;
           if (isWs(c)) {
             i++;

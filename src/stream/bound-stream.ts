@@ -18,6 +18,15 @@ export interface BoundStreamOptions {
 
 type ByteInput = AsyncIterable<Uint8Array | string> & { destroy?: (err?: Error) => void };
 
+/**
+ * Perf: a chunk is written in slices of at most this many bytes, and the event loop gets a turn
+ * after a slice once {@link TURN_MS} have passed since the last one: a huge chunk, or the first
+ * one (the fit window found too big and replayed while the code is still cold, 20-30 ms in one
+ * call), does not hold back the process's other work. At most one extra turn per TURN_MS.
+ */
+const SLICE_BYTES = 64 * 1024;
+const TURN_MS = 4;
+
 /** Bound the JSON document read from `input`; resolves with the bounded JSON text. */
 export async function boundBytes(
   input: ByteInput,
@@ -37,9 +46,18 @@ export async function boundBytes(
   const onAbort = (): void => input.destroy?.();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    let turn = performance.now();
     for await (const chunk of input) {
       if (signal?.aborted) throw aborted();
-      budget.write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      // The chunk stays valid until the next one is asked for, so the turns can come in between.
+      for (let at = 0; at < bytes.length; at += SLICE_BYTES) {
+        budget.write(at === 0 && bytes.length <= SLICE_BYTES ? bytes : bytes.subarray(at, at + SLICE_BYTES));
+        if (performance.now() - turn < TURN_MS) continue;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        turn = performance.now();
+        if (signal?.aborted) throw aborted();
+      }
     }
     if (signal?.aborted) throw aborted();
     return budget.end();

@@ -8,6 +8,7 @@ import { BudgetError } from '../../src/engine/errors.js';
 import { MAX_KEY_UNITS } from '../../src/engine/limits.js';
 import type { JsonEvents } from '../../src/engine/events.js';
 import { MAX_NUMBER_BYTES } from '../../src/engine/json-bytes.js';
+import { newSkipState, scanSkipJs, SKIP_MORE } from '../../src/engine/skip-scan.js';
 import { Tokenizer } from '../../src/engine/tokenizer.js';
 
 // ------------------------------------------------------------------ recording consumer
@@ -635,6 +636,48 @@ describe('tokenizer: values the consumer omits are skipped without events', () =
   });
 });
 
+describe('tokenizer: a long string in one write', () => {
+  // Content goes on every 16 KiB of input; a boundary may fall anywhere between two characters.
+  const unit = 'ab\\"é\\u00e9😀\\ud83d\\ude00x\\n';
+  const long = unit.repeat(6000); // about 150 KiB of input
+  const input = `["${long}","after"]`;
+
+  it('passes it on in pieces that join to what a byte at a time gives', () => {
+    const whole = tokenize(input);
+    expect(whole.filter((e) => e.startsWith('chunk:')).length).toBeGreaterThan(4);
+    expect(merged(whole)).toEqual(merged(tokenize(input, [7, 16385, 16386, 40000, 100001])));
+    expect(merged(whole)[2]).toBe(`chunk:${JSON.parse(`"${long}"`) as string}`);
+  });
+
+  it('a cut stops decoding at the next piece: the rest is skipped, the next value kept', () => {
+    const events = tokenize(input, [], { cutStringAfter: (n) => (n === 0 ? 10 : undefined) });
+    const chunks = events.filter((e) => e.startsWith('chunk:'));
+    expect(chunks).toHaveLength(2); // one piece of the long string, then "after"
+    expect(chunks[0]!.length).toBeLessThan(17 * 1024);
+    expect(merged(events).slice(-4)).toEqual(['"<', 'chunk:after', '">', ']']);
+  });
+});
+
+describe('tokenizer: long strings decoded natively past their first bytes', () => {
+  // Over 256 bytes, with escapes and multi-byte characters, so that what follows is read natively.
+  const pad = 'a\\"b\\\\c\\u00e9d😀 '.repeat(30);
+  const head = Buffer.from(`["${pad}`);
+
+  it('errors name the offset the byte loop names, at every chunking', () => {
+    expectInvalid(`["${pad}\u0001tail"]`, head.length, /unescaped control character/);
+    expectInvalid(`["${pad}\\xtail"]`, head.length, /invalid escape \\x/);
+    expectInvalid(`["${pad}\\u12g4"]`, head.length + 4, /invalid \\u escape/);
+    expectInvalid(Buffer.concat([head, Buffer.from([0xff]), Buffer.from('x"]')]), head.length, /invalid UTF-8/);
+    expectInvalid(Buffer.concat([head, Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"]')]), head.length, /invalid UTF-8/);
+  });
+
+  it('the same content at every split, escapes and sequences cut anywhere', () => {
+    const input = `{"k":"${pad}\\ud83d\\ude00${pad}","n":"${'é'.repeat(400)}"}`;
+    const whole = tokenizeAnyhow(input);
+    expect(merged(whole)).toEqual(['{', 'key:k', '"<', `chunk:${JSON.parse(`"${pad}\\ud83d\\ude00${pad}"`) as string}`, '">', 'key:n', '"<', `chunk:${'é'.repeat(400)}`, '">', '}']);
+  });
+});
+
 describe('tokenizer: refused keys', () => {
   it('the value of a refused key is skipped silently, whatever its kind', () => {
     const values = ['{"x":{"y":[1,"}"]}}', '[1,[2,[3]],"]"]', '"str\\"ing]}"', '12.5e3', '-0', 'true', 'false', 'null', '{}', '[]', '""'];
@@ -678,6 +721,96 @@ describe('tokenizer: bulk skipping of a closed container tail', () => {
   it('a container that ends on its own never asks for bulk counting', () => {
     expect(tokenizeAnyhow('[1]', { skipRestAfter: 1 })).toEqual(['[', 'scalar:1', ']']);
     expect(tokenizeAnyhow('{"a":[]}', { skipRestAfter: 1 })).toEqual(['{', 'key:a', '[', ']', '}']);
+  });
+});
+
+describe('tokenizer: a member value written until it ends (writeUntil, skipStateIn)', () => {
+  // Values of every kind a reader can be asked to find the end of, with the consumer keeping,
+  // cutting, omitting and bulk-counting parts of them (every state the tokenizer reads in).
+  const VALUES = [
+    '{"content":[{"type":"text","text":"a\\"b]}\\\\"}],"x":{"y":[1,2.5e3,true,null]}}',
+    '[1,[2,[3,"]"]],{"a":"\\u00e9😀é"}, "tail" ]',
+    '{}',
+    '[]',
+    '{"s":"\\\\","t":"\\u0041\\n"}',
+  ];
+  const OPTIONS: RecorderOptions[] = [
+    {},
+    { cutStringAfter: () => 1 },
+    { omitArray: (n) => n === 0 },
+    { omitObject: (n) => n === 1, refuseKeys: ['x'] },
+    { skipRestAfter: 1 },
+  ];
+
+  it('takes exactly the value at any chunking; the events are those of the whole document', () => {
+    for (const value of VALUES) {
+      for (const opts of OPTIONS) {
+        const head = Buffer.from('{"a":1,"v":');
+        const v = Buffer.from(value);
+        const tail = Buffer.from(' ,"b":[2]}');
+        const doc = Buffer.concat([head, v, tail]);
+        for (const cuts of [[], everyByte(v.length + tail.length), ...everyByte(v.length + tail.length).map((i) => [i])]) {
+          const rest = Buffer.concat([v, tail]);
+          const r = recorder(opts);
+          const tok = new Tokenizer(r.consumer);
+          tok.write(head);
+          let taken = 0;
+          let from = 0;
+          let ended = -1;
+          for (const c of [...cuts, rest.length]) {
+            const piece = Uint8Array.from(rest.subarray(from, c));
+            from = c;
+            if (ended >= 0) {
+              tok.write(piece);
+              continue;
+            }
+            const got = tok.writeUntil(piece, 1);
+            if (got < 0) taken += piece.length;
+            else {
+              taken += got;
+              ended = taken;
+              tok.write(piece.subarray(got)); // what the value did not take, as a caller goes on
+            }
+          }
+          tok.end();
+          expect({ value, cuts: cuts.length, ended }).toEqual({ value, cuts: cuts.length, ended: v.length });
+          // The same pieces written plainly (a cut string's chunks depend on where pieces end).
+          const at = [...new Set([...cuts, v.length])].sort((x, y) => x - y).filter((c) => c < rest.length);
+          expect(r.events).toEqual(tokenize(doc, [head.length, ...at.map((c) => c + head.length)], opts));
+        }
+      }
+    }
+  });
+
+  it('skipStateIn is the skip scanner state at every point inside the value, whatever the consumer kept', () => {
+    for (const value of VALUES) {
+      for (const opts of OPTIONS) {
+        const v = Buffer.from(value);
+        for (let k = 0; k < v.length; k++) {
+          for (const split of k > 1 ? [[], [1, k - 1]] : [[]]) {
+            const tok = new Tokenizer(recorder(opts).consumer);
+            tok.write(Buffer.from('{"v":'));
+            let from = 0;
+            for (const c of [...split, k]) {
+              expect(tok.writeUntil(Uint8Array.from(v.subarray(from, c)), 1)).toBe(-1);
+              from = c;
+            }
+            const got = newSkipState(true, true);
+            tok.skipStateIn(1, got);
+            const want = newSkipState(false, false);
+            expect(scanSkipJs(v.subarray(0, k), 0, want)).toBe(SKIP_MORE);
+            expect({ value, k, depth: got.depth, inString: got.inString, escape: got.escape, bulk: got.bulk }).toEqual({
+              value,
+              k,
+              depth: want.depth,
+              inString: want.inString,
+              escape: want.escape,
+              bulk: false,
+            });
+          }
+        }
+      }
+    }
   });
 });
 

@@ -126,6 +126,26 @@ describe('boundBytes', () => {
   });
 });
 
+describe('boundBytes: the event loop', () => {
+  it('a huge chunk is bounded in slices, with turns of the event loop in between, to the same bytes', async () => {
+    const text = 'line "q" \\ é\n'.repeat(3_000_000); // about 40 MB of JSON
+    const bytes = Buffer.from(JSON.stringify({ content: [{ type: 'text', text }] }));
+    let turns = 0;
+    let counting = true;
+    const tick = (): void => {
+      if (!counting) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    // One chunk, handed on without a turn of the event loop.
+    const got = await boundBytes((async function* () { yield bytes; })());
+    counting = false;
+    expect(turns).toBeGreaterThan(0);
+    expect(got.json).toBe((await boundBytes(Readable.from(splitBytes(bytes, 77_777)))).json);
+  });
+});
+
 describe('boundBytes: AbortSignal', () => {
   it('aborting mid-stream rejects with ABORTED and destroys an endless input', async () => {
     const prefix = Buffer.from('{"content":[{"type":"text","text":"');

@@ -20,7 +20,7 @@ function recorder(maxLineBytes: number, mode: 'overflow' | 'long' | 'neither' = 
         }
       : {}),
   });
-  const push = (s: string | Buffer): void => framer.push(typeof s === 'string' ? Buffer.from(s, 'latin1') : s);
+  const push = (s: string | Buffer): void => void framer.push(typeof s === 'string' ? Buffer.from(s, 'latin1') : s);
   return { framer, push, lines, overflows, longs };
 }
 
@@ -174,6 +174,37 @@ describe('LineFramer', () => {
     expect(r.longs).toHaveLength(2);
     expect(r.longs[1]!.total).toBe(16);
     expect(Buffer.concat(r.longs[1]!.chunks).toString()).toBe('0123456789abcdef');
+  });
+
+  it('line-framer: a long line that asks for pauses gets the same bytes and lines, whatever the chunks and pauses', () => {
+    const text = `short\n${'x'.repeat(70_000)}"é"${'y'.repeat(50_000)}\nmid\n${'z'.repeat(300)}\nlast`;
+    const bytes = Buffer.from(text);
+    const want = { lines: ['short', 'mid', 'last'], longs: [120_004, 300] };
+    for (const size of [1_000, 16_384, 65_536, bytes.length]) {
+      for (const every of [2, 3, 1000]) {
+        const lines: string[] = [];
+        const longs: Buffer[][] = [];
+        let asked = 0;
+        const framer = new LineFramer(256, {
+          line: (b) => void lines.push(b.toString()),
+          long: {
+            start: () => void longs.push([]),
+            chunk: (b) => void longs.at(-1)!.push(Buffer.from(b)),
+            end: () => undefined,
+            yield: () => ++asked % every === 0,
+          },
+        });
+        for (let at = 0; at < bytes.length; at += size) {
+          let rest = bytes.subarray(at, at + size);
+          // As the proxy does: push what was not taken (or nothing) until all is taken and none is pending.
+          for (let took = framer.push(rest); took < rest.length || framer.pending; took = framer.push(rest)) rest = rest.subarray(took);
+        }
+        framer.end();
+        expect({ lines, longs: longs.map((l) => Buffer.concat(l).length) }).toEqual(want);
+        expect(Buffer.concat(longs[0]!).toString()).toBe(text.split('\n')[1]);
+        if (every < 1000) expect(Math.max(...longs[0]!.map((c) => c.length))).toBeLessThanOrEqual(Math.max(size, 16 * 1024));
+      }
+    }
   });
 
   it('line-framer: long-mode chunks are exactly the bytes after the held start (no copy of the whole line)', () => {

@@ -20,7 +20,7 @@
  * {@link repeatedMembers}, a scan of the top level alone (values are passed over by the skip
  * scanner), run on every line that `JSON.parse` accepted.
  */
-import { MemberScanner, type MemberPolicy, type TopShape, type ValueTake } from '../../engine/index.js';
+import { MemberScanner, type MemberPolicy, type SkipState, type TopShape, type ValueTake } from '../../engine/index.js';
 import { isRequestId, type RequestId } from './request-ids.js';
 import { CLASSIFYING } from './repeated-members.js';
 
@@ -93,6 +93,8 @@ export class EnvelopeScanner {
   private tailRaw = false;
   /** Where passed bytes go during a `push` (undefined: a scan that only reads). */
   private emit: ((piece: Buffer) => void) | undefined;
+  /** Where a passed member's object or array value goes during a `push`, if its reader finds its end. */
+  private hand: ((bytes: Buffer, st: SkipState) => number) | undefined;
 
   /** @param maxIdBytes longest raw id held (longer ones are `too-long`). */
   constructor(maxIdBytes: number) {
@@ -104,14 +106,21 @@ export class EnvelopeScanner {
     return this.scan.done;
   }
 
-  push(chunk: Buffer, emit?: (piece: Buffer) => void): void {
+  /**
+   * With `hand`, a passed member's object or array value goes to it instead of `emit` (the
+   * {@link MemberPolicy.hand} contract: it says where the value ends, or gives it back); a line's
+   * every push must then give it.
+   */
+  push(chunk: Buffer, emit?: (piece: Buffer) => void, hand?: (bytes: Buffer, st: SkipState) => number): void {
     if (this.tailRaw) {
       if (emit !== undefined && chunk.length > 0) emit(chunk);
       return;
     }
     this.emit = emit;
+    this.hand = emit === undefined ? undefined : hand;
     this.scan.push(chunk);
     this.emit = undefined;
+    this.hand = undefined;
     if (this.scan.broken && !this.facts.broken) {
       // A stray closing bracket: not JSON; nothing more can be read reliably.
       if (this.isId) this.facts.idState = 'invalid';
@@ -149,13 +158,14 @@ export class EnvelopeScanner {
     },
     value: (): ValueTake => {
       this.isId = this.name === 'id';
-      if (!this.isId) return this.passing ? 'stream' : 'pass';
+      if (!this.isId) return !this.passing ? 'pass' : this.hand !== undefined ? 'hand' : 'stream';
       // The id is held, never passed: the budget sees `0` in its place.
       if (this.passing) this.emit?.(Buffer.from('0'));
       this.passing = false;
       return 'hold';
     },
     piece: (bytes) => this.emit?.(bytes),
+    hand: (bytes, st) => this.hand!(bytes, st),
     valueEnd: (held) => {
       if (this.isId) this.finishId(held);
       this.isId = false;

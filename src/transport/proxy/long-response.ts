@@ -12,7 +12,7 @@
  * whose top level repeats a classifying member is invalid whatever it holds (parsers disagree on
  * which one counts): once the repeat is seen, the budget is fed no more.
  */
-import { ByteBudget, type ResolvedLimits } from '../../engine/index.js';
+import { ByteBudget, HAND_REFUSED, type ResolvedLimits, type SkipState } from '../../engine/index.js';
 import { EnvelopeScanner, type EnvelopeFacts } from '../core/envelope-scan.js';
 import { repeatWhy } from '../core/repeated-members.js';
 import { classifyEnvelope } from '../core/jsonrpc-errors.js';
@@ -42,12 +42,29 @@ export class LongServerLine {
   private readonly scanner: EnvelopeScanner;
   private readonly capture: ReceiptCapture | undefined;
   private failed: string | undefined;
+  /** The budget threw (it has read part of what it was given). */
+  private broken = false;
   private readonly feed = (piece: Buffer): void => {
     if (this.failed !== undefined) return;
     try {
       this.budget.write(piece);
     } catch (e) {
       this.failed = (e as Error).message;
+      this.broken = true;
+    }
+  };
+  // Perf: a passed member's object or array value (the huge `result`) is read by the budget alone,
+  // which tells the scan where it ends; once the budget is fed no more, the scan skips it itself.
+  private readonly hand = (bytes: Buffer, st: SkipState): number => {
+    if (this.broken) return HAND_REFUSED; // it broke before this value: `st` is the value's start
+    this.budget.memberSkipState(st);
+    if (this.failed !== undefined) return HAND_REFUSED;
+    try {
+      return this.budget.writeMember(bytes); // bytes taken when the value ended, or -1 (HAND_MORE)
+    } catch (e) {
+      this.failed = (e as Error).message;
+      this.broken = true;
+      return HAND_REFUSED;
     }
   };
 
@@ -74,7 +91,7 @@ export class LongServerLine {
 
   chunk(bytes: Buffer): void {
     if (this.spill !== undefined) this.keep(bytes);
-    this.scanner.push(bytes, this.feed);
+    this.scanner.push(bytes, this.feed, this.hand);
     this.capture?.push(bytes);
     const f = this.scanner.facts;
     if (f.repeated !== undefined) this.failed ??= repeatWhy(f.repeated);

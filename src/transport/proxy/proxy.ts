@@ -28,6 +28,9 @@ import { isRegularFile, planSpawn, readSmallFile } from './spawn-command.js';
 import { StderrWarnings } from '../../shared/warnings.js';
 import { readPipe, type PipeReader } from '../../stream/pipe-reader.js';
 
+/** A piece of a long server line is framed for at most about this long before the event loop gets a turn (ms). */
+const LONG_TURN_MS = 4;
+
 export interface ProxyOptions {
   command: string;
   args: string[];
@@ -88,6 +91,8 @@ class Proxy {
   private serverHolds = 0;
   /** Waiting for the client's stdout to drain; the server's stdout is paused meanwhile. */
   private clientFull = false;
+  /** The rest of a server piece a long line paused in (framed in a later turn; reading is paused). */
+  private framing: Buffer | undefined;
   /** The server's stdout ended (or failed): every line it wrote has been handled. */
   private onServerEnd: () => void = () => undefined;
 
@@ -309,16 +314,44 @@ class Proxy {
           long = undefined;
           this.output.longLine(l, total);
         },
+        yield: () => performance.now() - since > LONG_TURN_MS,
       },
     });
+    // A long line gives the event loop a turn once a piece has been framed for LONG_TURN_MS (the
+    // first long line, cold, held it for 20-70 ms): the reader stays paused meanwhile, so the piece
+    // stays valid, and its rest is framed in the next turn.
+    let since = 0;
+    const frame = (bytes: Buffer): void => {
+      const took = framer.push(bytes);
+      if (took === bytes.length && !framer.pending) {
+        this.framing = undefined;
+        return;
+      }
+      this.framing = bytes.subarray(took);
+      this.fromServer!.pause();
+      setImmediate(() => {
+        since = performance.now();
+        const rest = this.framing;
+        if (rest === undefined) return; // the server's output ended meanwhile
+        frame(rest);
+        if (this.framing === undefined && this.serverHolds === 0) this.fromServer?.resume();
+      });
+    };
     // Pieces of up to 256 KiB, handed on when a read ends a line and empties the socket, or once the
     // reads ready in this turn are done (a message must not wait for more bytes); the framer copies
     // what it holds, the scanners copy what they keep.
     const done = (): void => {
+      const rest = this.framing;
+      this.framing = undefined;
+      if (rest !== undefined) framer.push(rest, false);
       framer.end();
       this.onServerEnd();
     };
-    this.fromServer = readPipe(fromServer, { piece: (bytes) => framer.push(bytes), end: done, error: done }, { flush: 'lines' });
+    const piece = (bytes: Buffer): void => {
+      since = performance.now();
+      frame(bytes);
+    };
+    this.fromServer = readPipe(fromServer, { piece, end: done, error: done }, { flush: 'lines' });
     this.o.stdout.on('error', (e: NodeJS.ErrnoException) => {
       // The client went away (EPIPE): nobody is left to answer; stop quietly.
       this.outClosed = true;
@@ -352,7 +385,7 @@ class Proxy {
   private holdServer(on: boolean): void {
     this.serverHolds += on ? 1 : -1;
     if (on && this.serverHolds === 1) this.fromServer?.pause();
-    else if (!on && this.serverHolds === 0) this.fromServer?.resume();
+    else if (!on && this.serverHolds === 0 && this.framing === undefined) this.fromServer?.resume(); // else once the piece is framed
   }
 
   private answerInflight(message: string): void {

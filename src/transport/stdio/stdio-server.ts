@@ -129,7 +129,7 @@ export class BoundedStdioServerTransport implements Transport {
 
   // ------------------------------------------------------------ input
 
-  private readonly onData = (chunk: Buffer): void => this.framer.push(chunk);
+  private readonly onData = (chunk: Buffer): void => void this.framer.push(chunk);
 
   private readonly onEnd = (): void => {
     this.framer.end();
