@@ -192,7 +192,9 @@ describe('edge cases', () => {
     for (let i = 0; i < 1_000_000; i++) obj[i] = i;
     const baseline = timed(() => Object.keys(obj).length).ms;
     const { value: out, ms } = timed(() => boundJson({ structuredContent: obj, _meta: obj }));
-    expect(ms).toBeLessThan(Math.max(FAST_MS, 6 * baseline));
+    // Generous against load (two workers on two cores made 1,084 ms of a 1,023 ms bound): what it
+    // rules out is a serialization or a copy per key, many times this.
+    expect(ms).toBeLessThan(Math.max(2 * FAST_MS, 10 * baseline));
     const parsed = JSON.parse(out.json) as { structuredContent: Record<string, number>; _meta: Record<string, unknown> };
     expect(Object.keys(parsed.structuredContent)).toEqual(Array.from({ length: 200 }, (_, i) => String(i)));
     expect(Object.keys(parsed._meta)).toHaveLength(201); // 200 members and the report
