@@ -111,4 +111,22 @@ describe('continuation under attack', () => {
     clearInterval(timer);
     expect(timerRan).toBeGreaterThan(0);
   });
+
+  it('continuation-hostile: a session closed while a streamed offer is made, or an offer with no room, keeps nothing', async () => {
+    const store = new ContinuationStore({ memory: true });
+    const conn = new ConnectionContinuation(store);
+    const line = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"${'A'.repeat(40_000)}"}]}}`;
+    const limits = resolveLimits({ maxResultBytes: 8192 });
+    const sent = { content: [{ type: 'text', text: 'A'.repeat(1000) }], _meta: { [REPORT_KEY]: { truncated: true } } } as Json;
+    const pending = conn.offerHeld(heldInMemory(Buffer.from(line)), '/result', sent, limits, undefined);
+    conn.close();
+    await pending;
+    expect(store.size).toBe(0);
+    // A result already at the bound: the offer cannot be added, and its original is let go.
+    const other = new ConnectionContinuation(store);
+    const full = { content: [{ type: 'text', text: 'A'.repeat(7900) }], _meta: { [REPORT_KEY]: { truncated: true } } } as Json;
+    const out = await other.offerHeld(heldInMemory(Buffer.from(line)), '/result', full, limits, undefined);
+    expect(((out._meta as Json)[REPORT_KEY] as Json).continuation).toBeUndefined();
+    expect(store.size).toBe(0);
+  });
 });

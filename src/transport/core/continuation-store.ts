@@ -224,6 +224,11 @@ export class ContinuationStore {
     return entry;
   }
 
+  /** Let an entry go at once (its offer could not be made). */
+  discard(entry: StoredResult): void {
+    this.remove(entry, 'evicted');
+  }
+
   /** Forget every entry of a session (its connection closed). */
   dropSession(session: string): void {
     for (const entry of [...this.entries.values()]) if (entry.session === session) this.remove(entry, 'session-closed');

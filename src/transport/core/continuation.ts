@@ -97,6 +97,8 @@ export class ConnectionContinuation {
   readonly session = randomBytes(16).toString('base64url');
   /** The upstream lists a tool of the reading tool's name: it is not shadowed, and nothing is offered. */
   private shadowed = false;
+  /** The connection closed: an offer still being made keeps nothing. */
+  private closed = false;
 
   constructor(readonly store: ContinuationStore) {}
 
@@ -185,6 +187,11 @@ export class ConnectionContinuation {
       held.release();
       return sent;
     }
+    // The session may have closed while the line was kept or planned: nothing is kept for it.
+    if (this.closed) {
+      held.release();
+      return sent;
+    }
     const entry = this.store.put(this.session, caller, held, starts, rootAt);
     let planned: Promise<void> | undefined;
     entry.rest = () =>
@@ -207,7 +214,10 @@ export class ConnectionContinuation {
       paths_capped: more || listed.length < starts.length,
       ...(complete ? {} : { complete: false }),
     };
-    return attachOffer(sent, offer, limits);
+    const out = attachOffer(sent, offer, limits);
+    // No room for the offer: nothing refers to the entry, so it is let go now, not at its expiry.
+    if (out === sent) this.store.discard(entry);
+    return out;
   }
 
   /** The tools/list result with the reading tool appended on its last page (once, when the upstream does not list that name). */
@@ -254,6 +264,7 @@ export class ConnectionContinuation {
 
   /** The connection closed: its handles end. */
   close(): void {
+    this.closed = true;
     this.store.dropSession(this.session);
   }
 }

@@ -357,6 +357,11 @@ class Proxy {
       this.outClosed = true;
       if (e.code !== 'EPIPE') this.warn(`cannot write to the client: ${e.message}`);
       this.clientClosed = true;
+      // A failed output never drains: what it held is let go, so the server's end is still read.
+      if (this.clientFull) {
+        this.clientFull = false;
+        this.holdServer(false);
+      }
       this.stopServer('SIGTERM'); // nobody can read the answers any more: no point waiting
     });
   }

@@ -55,6 +55,14 @@ export class ServerOutput {
   /** Send what waits, in order; the server is not read meanwhile (what was read already waits here). */
   private async drain(): Promise<void> {
     this.o.hold?.(true);
+    try {
+      await this.send();
+    } finally {
+      this.o.hold?.(false);
+    }
+  }
+
+  private async send(): Promise<void> {
     while (this.queue.length > 0) {
       let data: string | Buffer | undefined;
       try {
@@ -65,7 +73,6 @@ export class ServerOutput {
       this.queue.shift();
       if (data !== undefined) this.o.toClient(data);
     }
-    this.o.hold?.(false);
   }
 
   /** One line from the server, short enough to parse whole. */
