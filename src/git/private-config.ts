@@ -30,7 +30,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { lstat, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,6 +39,7 @@ import { WorkspaceError } from '../fs/errors.js';
 import { parseConfigList, vetEntry, type ConfigEntry } from './config-policy.js';
 import { spawnGit } from './spawn-git.js';
 import { BudgetError } from '../engine/index.js';
+import { removeStaleDirs } from '../shared/stale-dirs.js';
 
 /** The config files read per call at most (the repository's config, its includes, `config.worktree`). */
 export const MAX_CONFIG_FILES = 64;
@@ -273,7 +274,7 @@ let base: string | undefined;
 export function privateBase(): string {
   if (base !== undefined) return base;
   const parent = realpathSync(tmpdir());
-  removeStale(parent);
+  removeStaleDirs(parent, /^mcp-budget-git-(\d+)-[0-9a-f]{12}$/);
   const dir = join(parent, `mcp-budget-git-${process.pid}-${randomBytes(6).toString('hex')}`);
   mkdirSync(dir, { mode: 0o700 });
   mkdirSync(join(dir, 'exec'), { mode: 0o500 });
@@ -289,32 +290,6 @@ export function privateBase(): string {
 /** The empty directory git gets as `PATH` and `GIT_EXEC_PATH`: it can start no program by name. */
 export function privateExecDir(): string {
   return join(privateBase(), 'exec');
-}
-
-/** Directories of processes that ended without removing theirs (same user only). */
-function removeStale(parent: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = /^mcp-budget-git-(\d+)-[0-9a-f]{12}$/.exec(name);
-    if (m === null || Number(m[1]) === process.pid) continue;
-    try {
-      process.kill(Number(m[1]), 0);
-      continue; // alive
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') continue;
-    }
-    try {
-      if (typeof process.getuid === 'function' && statSync(join(parent, name)).uid !== process.getuid()) continue;
-      rmSync(join(parent, name), { recursive: true, force: true });
-    } catch {
-      // another process removed it, or it is not ours: leave it
-    }
-  }
 }
 
 /** Whether `inner` is `outer` or below it. */

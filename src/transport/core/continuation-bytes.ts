@@ -41,8 +41,8 @@ const MAX_KEY_BYTES = 1 << 20;
 const MAX_NAMES = 1 << 18;
 /** Bytes a walk reads before it gives the event loop a turn. */
 const YIELD_EVERY = 1 << 20;
-/** Pointer segments followed at most. */
-const MAX_SEGMENTS = 1024;
+/** Pointer segments followed at most (the depth bound's greatest value is 1,000). */
+export const MAX_SEGMENTS = 1024;
 
 export type ValueKind = 'string' | 'array' | 'object' | 'scalar';
 

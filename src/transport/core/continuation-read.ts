@@ -11,7 +11,7 @@
  * nearest mark to what it sends, so it costs about what it sends, whatever the original's size.
  */
 import { BudgetError, fitsWithinBudget, type ReadStart, type ResolvedLimits } from '../../engine/index.js';
-import type { JsonNode } from './continuation-bytes.js';
+import { MAX_SEGMENTS, type JsonNode } from './continuation-bytes.js';
 import { parsePointer, pointerSegment, windowEnd } from './continuation-plan.js';
 import type { StoredResult } from './continuation-store.js';
 
@@ -63,8 +63,8 @@ export async function readPart(entry: StoredResult, path: string | undefined, po
     return readPart(entry, first.path, position ?? first.position, limits);
   }
   // A path an answer can carry (its string bound), of no more segments than any depth bound allows.
-  if (Buffer.byteLength(path) > limits.maxStringBytes || path.split('/').length > 1025) {
-    throw badRead(`\`path\` is longer than any part of this result can be named (${limits.maxStringBytes} bytes, 1,024 segments); use a path a \`next\` or the report gave.`, { path: path.slice(0, 200) });
+  if (Buffer.byteLength(path) > limits.maxStringBytes || path.split('/').length > MAX_SEGMENTS + 1) {
+    throw badRead(`\`path\` is longer than any part of this result can be named (${limits.maxStringBytes} bytes, ${MAX_SEGMENTS} segments); use a path a \`next\` or the report gave.`, { path: path.slice(0, 200) });
   }
   if (parsePointer(path) === undefined) {
     throw badRead(`\`path\` must be a JSON Pointer as the report or a \`next\` gives it (such as "/content/0/text"), got ${JSON.stringify(path.slice(0, 200))}.`, { path });

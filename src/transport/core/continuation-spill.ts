@@ -11,11 +11,12 @@
  * behind (killed before they could clean up) are removed at start-up: only real directories of
  * this user, named by a process that no longer runs.
  */
-import { closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, read as readFd, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, read as readFd, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { BudgetError } from '../../engine/index.js';
+import { removeStaleDirs } from '../../shared/stale-dirs.js';
 
 declare module '../../engine/errors.js' {
   interface ErrorCodes {
@@ -253,8 +254,6 @@ function dirOf(path: string): string {
 }
 
 const PREFIX = 'mcp-budget-spill-';
-/** A spill directory unchanged this long is stale (the longest time to live a handle may have). */
-const STALE_MS = 24 * 60 * 60 * 1000;
 
 /** One process's private spill directory, made on first use. */
 export class SpillDirectory {
@@ -270,7 +269,7 @@ export class SpillDirectory {
   /** The directory (made on first use, stale ones of this user swept first; made again if it was removed). */
   path(): string {
     if (this.dir !== undefined && existsSync(this.dir)) return this.dir;
-    sweepStale(this.base);
+    removeStaleDirs(this.base, /^mcp-budget-spill-(\d+)-[A-Za-z0-9]{6}$/);
     try {
       this.dir = mkdtempSync(join(this.base, `${PREFIX}${process.pid}-`));
     } catch (e) {
@@ -285,42 +284,5 @@ export class SpillDirectory {
   remove(): void {
     if (this.dir !== undefined) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
-  }
-}
-
-/** Remove spill directories of this user whose process is gone (a kill left them). */
-function sweepStale(base: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(base);
-  } catch {
-    return;
-  }
-  const uid = process.getuid?.();
-  for (const name of names) {
-    const m = /^mcp-budget-spill-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
-    if (m === null) continue;
-    const path = join(base, name);
-    try {
-      const st = lstatSync(path);
-      // A link, a file, or another user's directory is never touched.
-      if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
-      // A process in another PID namespace sharing the directory looks dead here: only a directory
-      // untouched for longer than any handle lives is taken as left behind.
-      if (alive(Number(m[1])) || Date.now() - st.mtimeMs < STALE_MS) continue;
-      rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Raced with its owner or another sweeper: leave it.
-    }
-  }
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
